@@ -1,0 +1,355 @@
+//! A game: board + superko history + rules + komi + the moves played, with
+//! checked play, tolerant replay of recorded moves, setup stones and undo.
+//!
+//! Turn order is tracked but not enforced: either colour may play (GTP clients
+//! send non-alternating moves when they set up positions). Legality of a board
+//! play is decided from the key of the *resulting* position before anything is
+//! committed, so a refused move leaves the game untouched.
+//!
+//! Undo replays the recorded moves from the start position: plays are cheap and
+//! replay is exact by construction (board, key, history and captures).
+
+use crate::board::{Board, Color, Geometry, Move, Point, Stone};
+use crate::history::History;
+use crate::rules::{KoRule, Rules};
+use std::fmt;
+
+/// Why a move is illegal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IllegalMove {
+    /// The point is not empty.
+    Occupied,
+    /// The move would leave its own chain without liberties and capture nothing
+    /// (single-stone suicide always; multi-stone suicide where the rules forbid it).
+    Suicide,
+    /// Immediate recapture of a single-stone ko.
+    Ko,
+    /// Recreates the board position that stood after move `repeats` (0 = start).
+    PositionalSuperko { repeats: u32 },
+    /// Recreates the situation that stood after move `repeats`, under situational
+    /// or natural situational superko.
+    SituationalSuperko { repeats: u32 },
+}
+
+impl IllegalMove {
+    /// The machine-readable name used by `tengen check --json`.
+    pub fn code(self) -> &'static str {
+        match self {
+            IllegalMove::Occupied => "occupied",
+            IllegalMove::Suicide => "suicide",
+            IllegalMove::Ko => "ko",
+            IllegalMove::PositionalSuperko { .. } => "positional-superko",
+            IllegalMove::SituationalSuperko { .. } => "situational-superko",
+        }
+    }
+
+    /// For superko, the move number whose position is repeated.
+    pub fn repeats_move(self) -> Option<u32> {
+        match self {
+            IllegalMove::PositionalSuperko { repeats }
+            | IllegalMove::SituationalSuperko { repeats } => Some(repeats),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IllegalMove::Occupied => f.write_str("point occupied"),
+            IllegalMove::Suicide => f.write_str("suicide"),
+            IllegalMove::Ko => f.write_str("ko: immediate recapture"),
+            IllegalMove::PositionalSuperko { repeats } => {
+                write!(
+                    f,
+                    "positional superko: repeats the position after move {repeats}"
+                )
+            }
+            IllegalMove::SituationalSuperko { repeats } => {
+                write!(
+                    f,
+                    "situational superko: repeats the position after move {repeats}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for IllegalMove {}
+
+/// One recorded turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    pub color: Color,
+    pub mv: Move,
+}
+
+/// See the module documentation.
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: Rules,
+    komi: f64,
+    /// The position undo returns to: the initial board or the last setup.
+    start: Board,
+    start_to_move: Color,
+    /// Move number of the start position (moves before a mid-game setup).
+    base: u32,
+    board: Board,
+    to_move: Color,
+    turns: Vec<Turn>,
+    history: History,
+}
+
+impl Game {
+    /// An empty board of the given geometry, Black to move.
+    pub fn new(geometry: Geometry, rules: Rules, komi: f64) -> Game {
+        let board = Board::new(geometry);
+        Game {
+            rules,
+            komi,
+            start: board.clone(),
+            start_to_move: Color::Black,
+            base: 0,
+            history: History::new(rules.ko, 0, board.hash(), Color::Black),
+            board,
+            to_move: Color::Black,
+            turns: Vec::new(),
+        }
+    }
+
+    /// The current board.
+    #[inline]
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The rules in force.
+    #[inline]
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Changes the rules; the superko history is re-indexed for the new ko rule.
+    pub fn set_rules(&mut self, rules: Rules) {
+        self.rules = rules;
+        self.history.set_ko_rule(rules.ko);
+    }
+
+    /// Komi (points given to White).
+    #[inline]
+    pub fn komi(&self) -> f64 {
+        self.komi
+    }
+
+    pub fn set_komi(&mut self, komi: f64) {
+        self.komi = komi;
+    }
+
+    /// The player whose turn it is: the opponent of the last mover, or whoever
+    /// the start position says.
+    #[inline]
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    /// Overrides who is to move (SGF `PL`, GTP `genmove` for the other colour).
+    /// Only affects which situation the history records next.
+    pub fn set_to_move(&mut self, color: Color) {
+        self.to_move = color;
+    }
+
+    /// The turns played since the start position.
+    #[inline]
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+
+    /// Number of the last move played (0 = none), counting moves before a mid-game setup.
+    #[inline]
+    pub fn move_number(&self) -> u32 {
+        self.base + self.turns.len() as u32
+    }
+
+    /// The last turn, if any since the start position.
+    pub fn last_turn(&self) -> Option<Turn> {
+        self.turns.last().copied()
+    }
+
+    /// Number of passes at the end of the move list.
+    pub fn consecutive_passes(&self) -> usize {
+        self.turns
+            .iter()
+            .rev()
+            .take_while(|t| t.mv == Move::Pass)
+            .count()
+    }
+
+    /// The superko history.
+    #[inline]
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Whether `color` may play `mv` now; the reason if not.
+    pub fn check(&self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        let Move::Play(p) = mv else {
+            return Ok(());
+        };
+        let b = &self.board;
+        if b.at(p) != Stone::Empty {
+            return Err(IllegalMove::Occupied);
+        }
+        if b.is_ko(p, color) {
+            return Err(IllegalMove::Ko);
+        }
+        if b.is_suicide(p, color) {
+            let single = b.neighbor_count(p, color.stone()) == 0;
+            if single || !self.rules.suicide_allowed {
+                return Err(IllegalMove::Suicide);
+            }
+        }
+        match self.history.repeats(b.hash_after(p, color), color) {
+            None => Ok(()),
+            Some(repeats) => Err(match self.rules.ko {
+                KoRule::Positional => IllegalMove::PositionalSuperko { repeats },
+                _ => IllegalMove::SituationalSuperko { repeats },
+            }),
+        }
+    }
+
+    /// Whether `color` may play `mv` now.
+    #[inline]
+    pub fn is_legal(&self, color: Color, mv: Move) -> bool {
+        self.check(color, mv).is_ok()
+    }
+
+    /// Plays `mv` for `color` if it is legal; otherwise leaves the game unchanged.
+    ///
+    /// # Errors
+    /// The reason the move is illegal.
+    pub fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        self.check(color, mv)?;
+        self.commit(color, mv);
+        Ok(())
+    }
+
+    /// Plays a recorded move the way SGF requires: executed even when illegal
+    /// (captures, then suicide, resolved as usual), except on an occupied point,
+    /// which cannot be executed and is skipped. Returns the violation, if any.
+    pub fn play_recorded(&mut self, color: Color, mv: Move) -> Option<IllegalMove> {
+        let verdict = self.check(color, mv).err();
+        if verdict != Some(IllegalMove::Occupied) {
+            self.commit(color, mv);
+        }
+        verdict
+    }
+
+    fn commit(&mut self, color: Color, mv: Move) {
+        let created_by = match mv {
+            Move::Play(p) => {
+                self.board.play(p, color);
+                Some(color)
+            }
+            Move::Pass => {
+                self.board.clear_ko();
+                None
+            }
+        };
+        self.to_move = color.opp();
+        self.turns.push(Turn { color, mv });
+        self.history
+            .push(self.board.hash(), self.to_move, created_by);
+    }
+
+    /// Takes back the last move since the start position. Returns false if there
+    /// is none.
+    pub fn undo(&mut self) -> bool {
+        if self.turns.pop().is_none() {
+            return false;
+        }
+        self.history.pop();
+        self.board = self.start.clone();
+        for t in &self.turns {
+            if let Move::Play(p) = t.mv {
+                self.board.play(p, t.color);
+            } else {
+                self.board.clear_ko();
+            }
+        }
+        self.to_move = self
+            .turns
+            .last()
+            .map_or(self.start_to_move, |t| t.color.opp());
+        true
+    }
+
+    /// Changes stones without rules (SGF `AB`/`AW`/`AE`, handicap stones), then
+    /// makes the result the new start position: the superko history restarts
+    /// from it (positions before a setup can no longer be reached by play) and
+    /// undo stops there. Move numbering continues.
+    pub fn setup(&mut self, changes: &[(Point, Option<Color>)], to_move: Option<Color>) {
+        for &(p, stone) in changes {
+            self.board.set_stone(p, stone);
+        }
+        if let Some(c) = to_move {
+            self.to_move = c;
+        }
+        self.base = self.move_number();
+        self.turns.clear();
+        self.start = self.board.clone();
+        self.start_to_move = self.to_move;
+        self.history = History::new(self.rules.ko, self.base, self.board.hash(), self.to_move);
+    }
+
+    /// Every legal board play for `color` (passes are always legal).
+    pub fn legal_points(&self, color: Color) -> Vec<Point> {
+        self.board
+            .geometry()
+            .points()
+            .filter(|&p| self.is_legal(color, Move::Play(p)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Preset;
+
+    fn pt(g: Geometry, x: usize, y: usize) -> Point {
+        g.point(x, y).unwrap()
+    }
+
+    #[test]
+    fn simple_ko_and_undo() {
+        // T1 (simple ko) on 19x19: AB[br][cs] AW[ar][bs], Black A1 captures B1.
+        let g = Geometry::new(19).unwrap();
+        let mut game = Game::new(g, Preset::Japanese.rules(), 6.5);
+        game.setup(
+            &[
+                (pt(g, 1, 17), Some(Color::Black)),
+                (pt(g, 2, 18), Some(Color::Black)),
+                (pt(g, 0, 17), Some(Color::White)),
+                (pt(g, 1, 18), Some(Color::White)),
+            ],
+            Some(Color::Black),
+        );
+        let before = game.board().hash();
+        game.play(Color::Black, Move::Play(pt(g, 0, 18))).unwrap();
+        assert_eq!(game.board().captures(Color::Black), 1);
+        assert_eq!(
+            game.check(Color::White, Move::Play(pt(g, 1, 18))),
+            Err(IllegalMove::Ko)
+        );
+        let after = game.board().hash();
+        assert_eq!(
+            game.play(Color::White, Move::Play(pt(g, 1, 18))),
+            Err(IllegalMove::Ko)
+        );
+        assert_eq!(game.board().hash(), after, "a refused move changes nothing");
+        assert!(game.undo());
+        assert_eq!(game.board().hash(), before);
+        assert_eq!(game.board().captures(Color::Black), 0);
+        assert!(!game.undo(), "setup is the start position");
+    }
+}

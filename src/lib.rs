@@ -1,0 +1,38 @@
+//! tengen: a Go (baduk, weiqi) engine.
+//!
+//! Module graph (dependencies point one way only):
+//!
+//! ```text
+//! board (point, zobrist)   rules
+//!        \                  /
+//!         history ---------'
+//!            \
+//!             game ── score
+//!               \
+//!                playout ── bench
+//! ```
+//!
+//! `board` and `rules` use nothing else in the crate; `history` uses the board's
+//! keys; `game` uses all three; everything above builds on `game`.
+//!
+//! ```
+//! use tengen::{Color, Game, Geometry, Move, Rules};
+//! let g = Geometry::new(9).unwrap();
+//! let mut game = Game::new(g, Rules::default(), 7.0);
+//! let p = g.point(2, 6).unwrap();
+//! game.play(Color::Black, Move::Play(p)).unwrap();
+//! assert!(game.play(Color::White, Move::Play(p)).is_err());
+//! ```
+
+pub mod bench;
+pub mod board;
+pub mod config;
+pub mod game;
+pub mod history;
+pub mod playout;
+pub mod rules;
+pub mod score;
+
+pub use board::{Board, Color, Geometry, Move, Point, Stone};
+pub use game::{Game, IllegalMove, Turn};
+pub use rules::{KoRule, Preset, Rules, Scoring};

@@ -27,6 +27,7 @@
 pub mod bench;
 pub mod board;
 pub mod config;
+pub mod engine;
 pub mod game;
 pub mod history;
 pub mod playout;

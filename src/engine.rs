@@ -1,0 +1,225 @@
+//! The contract between the protocol front end (GTP, the match runner) and
+//! whatever chooses moves: a search, or the simple [`RandomEngine`].
+//!
+//! The front end owns the [`Game`] and the clock; it asks an [`Engine`] for a
+//! move within [`Limits`], may stop it at any time through an `AtomicBool`, and
+//! receives [`Report`]s while it thinks (for `lz-analyze`, `kata-analyze`,
+//! GoGui's analysis commands). An engine never sees protocol text.
+
+use crate::board::{Color, Move, Point};
+use crate::game::Game;
+use crate::playout::PlayoutRng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// When to stop thinking: whichever limit is reached first. No limit at all
+/// means "until stopped" (analysis).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Stop after this many playouts (or visits) in this search.
+    pub playouts: Option<u64>,
+    /// Stop after this much wall-clock time.
+    pub time: Option<Duration>,
+}
+
+/// What `genmove` asks for beyond the limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GenmoveOptions {
+    pub limits: Limits,
+    /// `kgs-genmove_cleanup`: do not pass while dead opponent stones remain on
+    /// the board; capture them first.
+    pub cleanup: bool,
+    /// Whether resigning is acceptable (off for cleanup and for `reg_genmove`).
+    pub allow_resign: bool,
+}
+
+/// One candidate move as the search sees it. Values are from the point of view
+/// of the player the search is for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveInfo {
+    pub mv: Move,
+    pub visits: u64,
+    /// Probability of winning, 0..=1.
+    pub winrate: f64,
+    /// Prior probability the search gave the move, 0..=1.
+    pub prior: f64,
+    /// Lower confidence bound of the win rate, 0..=1.
+    pub lcb: f64,
+    /// Expected score lead in points.
+    pub score_lead: f64,
+    /// Principal variation, starting with `mv`.
+    pub pv: Vec<Move>,
+}
+
+/// A snapshot of a search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Candidates, best first.
+    pub moves: Vec<MoveInfo>,
+    /// Playouts (visits) so far in this search.
+    pub visits: u64,
+    /// Win rate of the position for the player the search is for, 0..=1.
+    pub winrate: f64,
+    /// Expected score lead for that player.
+    pub score_lead: f64,
+    /// Expected owner of each point, row by row from the top-left (the
+    /// point order of [`crate::board::Geometry::points`]): +1 the player the
+    /// search is for, -1 the opponent. Empty when the engine has none.
+    pub ownership: Vec<f64>,
+}
+
+/// What `genmove` decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Play(Move),
+    Resign,
+}
+
+/// A move chooser. Implementations must never return a move that is illegal in
+/// `game` under its rules (superko included).
+pub trait Engine: Send {
+    /// Chooses a move for `color`. Stops at the limits or as soon as `stop` is
+    /// set (then answers with the best move so far); calls `progress` from time
+    /// to time with the current state of the search.
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report);
+
+    /// Thinks about the position for `color` until `stop` is set, calling
+    /// `progress` about every `interval`.
+    fn analyze(
+        &mut self,
+        game: &Game,
+        color: Color,
+        interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    );
+
+    /// The stones this engine believes dead in `game`'s position (for
+    /// `final_status_list dead` and `final_score`).
+    fn dead_stones(&mut self, game: &Game) -> Vec<Point>;
+
+    /// A new game starts: forget whatever was learnt about the old one.
+    fn clear(&mut self) {}
+}
+
+/// Plays a uniformly random legal move (superko-aware, under the game's rules)
+/// that does not fill one of its own true eyes; passes when there is none.
+/// Believes nothing is dead. The engine used until a search is plugged in, and
+/// a baseline opponent.
+#[derive(Clone, Debug)]
+pub struct RandomEngine {
+    rng: PlayoutRng,
+}
+
+impl RandomEngine {
+    pub fn new(seed: u64) -> RandomEngine {
+        RandomEngine {
+            rng: PlayoutRng::new(seed),
+        }
+    }
+
+    fn choose(&mut self, game: &Game, color: Color) -> Move {
+        let board = game.board();
+        let n = board.num_empty();
+        if n == 0 {
+            return Move::Pass;
+        }
+        let start = self.rng.below(n);
+        (start..n)
+            .chain(0..start)
+            .map(|i| board.empty_point(i))
+            .find(|&p| !board.is_true_eye(p, color) && game.is_legal(color, Move::Play(p)))
+            .map_or(Move::Pass, Move::Play)
+    }
+}
+
+impl Engine for RandomEngine {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _options: &GenmoveOptions,
+        _stop: &AtomicBool,
+        _progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        let mv = self.choose(game, color);
+        let report = Report {
+            moves: vec![MoveInfo {
+                mv,
+                visits: 1,
+                winrate: 0.5,
+                prior: 1.0,
+                lcb: 0.0,
+                score_lead: 0.0,
+                pv: vec![mv],
+            }],
+            visits: 1,
+            winrate: 0.5,
+            ..Report::default()
+        };
+        (Decision::Play(mv), report)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        color: Color,
+        interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) {
+        let never = AtomicBool::new(false);
+        while !stop.load(Ordering::Relaxed) {
+            let (_, report) =
+                self.genmove(game, color, &GenmoveOptions::default(), &never, &mut |_| {});
+            progress(&report);
+            // Sleep in small steps so a stop request is seen quickly.
+            let mut slept = Duration::ZERO;
+            while slept < interval && !stop.load(Ordering::Relaxed) {
+                let step = Duration::from_millis(5).min(interval - slept);
+                std::thread::sleep(step);
+                slept += step;
+            }
+        }
+    }
+
+    fn dead_stones(&mut self, _game: &Game) -> Vec<Point> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Geometry;
+    use crate::rules::{KoRule, Preset};
+
+    #[test]
+    fn random_engine_plays_only_legal_moves_to_the_end() {
+        for ko in KoRule::ALL {
+            let mut rules = Preset::Chinese.rules();
+            rules.ko = ko;
+            let mut game = Game::new(Geometry::new(4).unwrap(), rules, 0.0);
+            let mut engine = RandomEngine::new(3);
+            let stop = AtomicBool::new(false);
+            let mut color = Color::Black;
+            while game.consecutive_passes() < 2 && game.move_number() < 500 {
+                let (d, _) =
+                    engine.genmove(&game, color, &GenmoveOptions::default(), &stop, &mut |_| {});
+                let Decision::Play(mv) = d else {
+                    panic!("random engine resigned")
+                };
+                game.play(color, mv).expect("legal");
+                color = color.opp();
+            }
+            assert!(game.consecutive_passes() >= 2, "{ko:?}: the game ends");
+        }
+    }
+}

@@ -10,6 +10,10 @@
 //!             game ── score
 //!               \
 //!                playout ── bench
+//!                  \
+//!                   engine ── time, handicap
+//!                      \
+//!                       gtp (protocol, vertex, commands, analysis)
 //! ```
 //!
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
@@ -29,10 +33,13 @@ pub mod board;
 pub mod config;
 pub mod engine;
 pub mod game;
+pub mod gtp;
+pub mod handicap;
 pub mod history;
 pub mod playout;
 pub mod rules;
 pub mod score;
+pub mod time;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};
 pub use game::{Game, IllegalMove, Turn};

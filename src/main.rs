@@ -1,22 +1,62 @@
 //! The `tengen` binary: command-line parsing and dispatch only.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Duration;
+use tengen::config::RuleArgs;
+use tengen::engine::{Limits, RandomEngine};
+use tengen::rules::Preset;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "tengen",
     version,
-    about = "A Go engine: GTP v2 on stdin/stdout, SGF rule checking, benchmarks"
+    about = "A Go engine: GTP v2 on stdin/stdout, SGF rule checking, benchmarks",
+    long_about = "A Go engine. Without a subcommand (or with `gtp`) it speaks GTP version 2 \
+                  on stdin/stdout: attach it to Sabaki, GoGui, kgsGtp, gtp2ogs or CGOS.",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// Settings of the GTP engine. GTP commands (`komi`, `boardsize`, `kgs-rules`,
+/// `kata-set-rules`, time settings) change them during a session.
+#[derive(Args, Debug, Clone)]
+struct EngineArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Komi until the controller sends `komi` [default: the rule preset's usual komi].
+    #[arg(long, allow_negative_numbers = true)]
+    komi: Option<f64>,
+    /// Board size until the controller sends `boardsize` (2 to 25).
+    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(u8).range(2..=25))]
+    size: u8,
+    /// Search threads (used by the tree search; the random engine ignores it).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
+    /// Most playouts per move.
+    #[arg(long)]
+    playouts: Option<u64>,
+    /// Most seconds per move; a game clock may allow less. Without --time and
+    /// --playouts a move takes at most 5 s.
+    #[arg(long)]
+    time: Option<f64>,
+    /// Random seed, for reproducible games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No diagnostics on stderr.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Speak GTP version 2 on stdin/stdout (the default).
+    Gtp(EngineArgs),
     /// Speed figures, single-threaded: light playouts per second on 19x19 and 9x9.
     Bench {
         /// Timed rounds per figure (the median is printed).
@@ -29,6 +69,37 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+}
+
+/// Runs the GTP engine until `quit` or the end of input.
+fn gtp(args: EngineArgs) -> ExitCode {
+    let preset = args.rules.preset().unwrap_or(Preset::Chinese);
+    let time = match args.time {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            eprintln!("tengen: --time must be a positive number of seconds");
+            return ExitCode::FAILURE;
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
+    let options = tengen::gtp::Options {
+        rules: args.rules.resolve(Preset::Chinese),
+        komi: args.komi.unwrap_or(preset.default_komi()),
+        size: args.size as usize,
+        limits: Limits {
+            playouts: args.playouts,
+            time,
+        },
+        quiet: args.quiet,
+    };
+    let _threads = args.threads;
+    let engine = Box::new(RandomEngine::new(args.seed));
+    match tengen::gtp::run(options, engine) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -48,9 +119,7 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        None => {
-            eprintln!("tengen: the GTP engine is not built yet; try `tengen bench`");
-            ExitCode::FAILURE
-        }
+        Some(Command::Gtp(args)) => gtp(args),
+        None => gtp(cli.engine),
     }
 }

@@ -384,10 +384,12 @@ impl Session {
     fn analyze_stream(&mut self, color: Color, flavor: Flavor, args: &AnalyzeArgs) {
         let interval = args.interval.unwrap_or(analysis::DEFAULT_INTERVAL);
         self.think(StopOn::AnyLine, |engine, game, stop, out| {
+            let mut last: Option<Instant> = None;
             let mut progress = |report: &Report| {
-                if args.interval.is_none() {
+                if args.interval.is_none() || last.is_some_and(|t| t.elapsed() < interval) {
                     return;
                 }
+                last = Some(Instant::now());
                 if let Some(line) = analysis::info_line(report, color, args, flavor, game) {
                     write_line(out, &line);
                 }

@@ -275,7 +275,9 @@ impl Session {
             pending,
             ..
         } = self;
-        let stop = AtomicBool::new(false);
+        // A line already waiting stops an analysis at once: it came after the
+        // command that started it.
+        let stop = AtomicBool::new(stop_on == StopOn::AnyLine && !pending.is_empty());
         let (game, out, stop_ref) = (&*game, &*out, &stop);
         let engine: &mut dyn Engine = engine.as_mut();
         std::thread::scope(|scope| {

@@ -56,7 +56,9 @@ pub fn strip_controls(raw: &[u8]) -> String {
 /// An empty result means "no command: no response".
 pub fn clean(line: &str) -> String {
     let line = line.split('#').next().unwrap_or("");
-    line.replace(['\t', '\n'], " ").trim().to_string()
+    line.replace(['\t', '\n'], " ")
+        .trim_matches(' ')
+        .to_string()
 }
 
 /// Whether a line is a comment line: GoGui's `# interrupt` and the like.

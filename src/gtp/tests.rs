@@ -241,3 +241,15 @@ fn analysis_stops_at_any_line_and_streams_at_the_interval() {
         "{body:?}"
     );
 }
+
+#[test]
+fn an_analysis_queued_behind_genmove_is_stopped_by_the_line_after_it() {
+    let live = Live::start(Duration::from_millis(100));
+    live.send("boardsize 5\n1 genmove b\n2 lz-analyze w 1\n3 name\n");
+    live.wait_for("=3 tengen\n\n");
+    assert!(
+        live.text().starts_with("= \n\n=1 A5\n\n=2\n"),
+        "{:?}",
+        live.text()
+    );
+}

@@ -1,1 +1,387 @@
-//! `tengen check`: replay SGF games and collect rule violations.
+//! `tengen check`: replays the main line of every game in SGF files under a
+//! ko rule and collects *every* rule violation (recorded moves are executed
+//! even when illegal, as the SGF specification requires), then reports them as
+//! text or JSON lines.
+//!
+//! Move numbers count the B/W nodes of the replayed line from 1, whether or
+//! not the move could be executed (a move onto an occupied point is reported
+//! and skipped). A superko violation names the move after which the repeated
+//! position first stood, 0 for the start position: the empty board, or the
+//! position of the last setup node (setup restarts the superko history, see
+//! [`Game::setup`]).
+//!
+//! This module replays one file's bytes and formats the result; finding files,
+//! threads and the summary are in [`super::batch`].
+
+use super::{point_letters, point_to_gtp, GameRecord};
+use crate::board::{Color, Move, Point};
+use crate::config::RuleArgs;
+use crate::game::{Game, IllegalMove};
+use crate::rules::{Preset, Rules};
+use std::fmt::Write as _;
+
+/// One illegal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Game number within the file, from 1.
+    pub game: usize,
+    /// Move number along the replayed line, from 1.
+    pub move_number: u32,
+    pub color: Color,
+    pub point: Point,
+    /// Board size, for GTP notation.
+    pub size: usize,
+    /// Why it is illegal; for superko, `repeats` is an SGF move number (0 =
+    /// the start or setup position).
+    pub reason: IllegalMove,
+}
+
+/// The result of checking one file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileReport {
+    /// Games in the file (0 if it could not be parsed).
+    pub games: usize,
+    /// B/W move nodes replayed.
+    pub moves: u64,
+    pub violations: Vec<Violation>,
+    /// A message for the whole file (unreadable, unparsable), or one per game
+    /// that could not be replayed to its end (`game N: line L, column C: …`).
+    pub errors: Vec<String>,
+}
+
+/// Which rules a game is replayed under: `--rules` if given, else the game's
+/// `RU`, else Chinese (positional superko); then `--ko` and `--suicide`.
+pub fn rules_for(args: &RuleArgs, ru: Option<Rules>) -> Rules {
+    let base = args
+        .preset()
+        .map(Preset::rules)
+        .or(ru)
+        .unwrap_or_else(|| Preset::Chinese.rules());
+    args.apply_overrides(base)
+}
+
+/// Checks every game in the bytes of one SGF file.
+pub fn check_bytes(bytes: &[u8], args: &RuleArgs) -> FileReport {
+    let mut report = FileReport::default();
+    let collection = match super::parse(bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            report.errors.push(e.to_string());
+            return report;
+        }
+    };
+    report.games = collection.len();
+    for (i, root) in collection.games().enumerate() {
+        let game_number = i + 1;
+        let result = GameRecord::new(root).and_then(|record| {
+            let rules = rules_for(args, record.info().rules);
+            check_game(&record, rules, game_number, &mut report)
+        });
+        if let Err(e) = result {
+            report.errors.push(format!("game {game_number}: {e}"));
+        }
+    }
+    report
+}
+
+/// Replays one game's main line under `rules`, adding its moves and
+/// violations to `report`.
+fn check_game(
+    record: &GameRecord<'_>,
+    rules: Rules,
+    game_number: usize,
+    report: &mut FileReport,
+) -> Result<(), super::SgfError> {
+    let size = record.geometry().size();
+    let mut game = Game::new(record.geometry(), rules, 0.0);
+    // SGF move number of each executed move, indexed by the game's move number.
+    let mut sgf_number = Vec::with_capacity(512);
+    sgf_number.push(0u32);
+    // The game's move number of the start position (the last setup).
+    let mut start = 0u32;
+    let mut number = 0u32;
+    for step in record.main_line() {
+        match step? {
+            super::Step::Setup { changes, to_move } => {
+                game.setup(&changes, to_move);
+                start = game.move_number();
+            }
+            super::Step::ToMove(c) => game.set_to_move(c),
+            super::Step::Move { color, mv, .. } => {
+                number += 1;
+                report.moves += 1;
+                let verdict = game.play_recorded(color, mv);
+                if verdict != Some(IllegalMove::Occupied) {
+                    sgf_number.push(number);
+                }
+                let (Some(reason), Move::Play(point)) = (verdict, mv) else {
+                    continue;
+                };
+                let to_sgf = |repeats: u32| {
+                    if repeats <= start {
+                        0
+                    } else {
+                        sgf_number.get(repeats as usize).copied().unwrap_or(0)
+                    }
+                };
+                let reason = match reason {
+                    IllegalMove::PositionalSuperko { repeats } => IllegalMove::PositionalSuperko {
+                        repeats: to_sgf(repeats),
+                    },
+                    IllegalMove::SituationalSuperko { repeats } => {
+                        IllegalMove::SituationalSuperko {
+                            repeats: to_sgf(repeats),
+                        }
+                    }
+                    other => other,
+                };
+                report.violations.push(Violation {
+                    game: game_number,
+                    move_number: number,
+                    color,
+                    point,
+                    size,
+                    reason,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends `s` as a JSON string literal.
+fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+impl Violation {
+    /// The point in SGF letters.
+    pub fn sgf_point(&self) -> String {
+        let [a, b] = point_letters(self.point);
+        String::from_utf8_lossy(&[a, b]).into_owned()
+    }
+
+    /// The point in GTP notation.
+    pub fn gtp_point(&self) -> String {
+        point_to_gtp(self.point, self.size)
+    }
+
+    /// One JSON object (no newline).
+    pub fn to_json(&self, file: &str) -> String {
+        let mut s = String::with_capacity(160);
+        s.push_str("{\"type\":\"violation\",\"file\":");
+        push_json_str(&mut s, file);
+        let _ = write!(
+            s,
+            ",\"game\":{},\"move\":{},\"color\":\"{}\",\"point\":\"{}\",\"sgf_point\":\"{}\",\"reason\":\"{}\"",
+            self.game,
+            self.move_number,
+            self.color.letter(),
+            self.gtp_point(),
+            self.sgf_point(),
+            self.reason.code()
+        );
+        if let Some(r) = self.reason.repeats_move() {
+            let _ = write!(s, ",\"repeats_move\":{r}");
+        }
+        s.push('}');
+        s
+    }
+
+    /// One human-readable line (no newline).
+    pub fn to_text(&self, file: &str) -> String {
+        let reason = match self.reason {
+            IllegalMove::Occupied => "point occupied (move skipped)".to_owned(),
+            IllegalMove::Suicide => "suicide".to_owned(),
+            IllegalMove::Ko => "ko (immediate recapture)".to_owned(),
+            IllegalMove::PositionalSuperko { repeats } => {
+                format!("positional superko: {}", repeated(repeats))
+            }
+            IllegalMove::SituationalSuperko { repeats } => {
+                format!("situational superko: {}", repeated(repeats))
+            }
+        };
+        format!(
+            "{file}: game {}, move {}: {} {} [{}]: {reason}",
+            self.game,
+            self.move_number,
+            self.color.letter(),
+            self.gtp_point(),
+            self.sgf_point()
+        )
+    }
+}
+
+fn repeated(repeats: u32) -> String {
+    if repeats == 0 {
+        "repeats the start position".to_owned()
+    } else {
+        format!("repeats the position after move {repeats}")
+    }
+}
+
+impl FileReport {
+    /// The JSON lines of this report: violations, errors, then the file line
+    /// (omitted when the file could not be parsed at all).
+    pub fn to_json(&self, file: &str, quiet: bool) -> String {
+        let mut out = String::new();
+        if !quiet {
+            for v in &self.violations {
+                out.push_str(&v.to_json(file));
+                out.push('\n');
+            }
+        }
+        for e in &self.errors {
+            out.push_str("{\"type\":\"error\",\"file\":");
+            push_json_str(&mut out, file);
+            out.push_str(",\"message\":");
+            push_json_str(&mut out, e);
+            out.push_str("}\n");
+        }
+        if self.games > 0 && !quiet {
+            out.push_str("{\"type\":\"file\",\"file\":");
+            push_json_str(&mut out, file);
+            let _ = writeln!(
+                out,
+                ",\"games\":{},\"moves\":{},\"violations\":{}}}",
+                self.games,
+                self.moves,
+                self.violations.len()
+            );
+        }
+        out
+    }
+
+    /// The human-readable lines of this report: violations, then errors.
+    pub fn to_text(&self, file: &str, quiet: bool) -> String {
+        let mut out = String::new();
+        if !quiet {
+            for v in &self.violations {
+                out.push_str(&v.to_text(file));
+                out.push('\n');
+            }
+        }
+        for e in &self.errors {
+            let _ = writeln!(out, "{file}: error: {e}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{KoArg, RulesArg};
+
+    fn args(ko: Option<KoArg>) -> RuleArgs {
+        RuleArgs {
+            rules: None,
+            ko,
+            suicide: None,
+        }
+    }
+
+    #[test]
+    fn simple_ko_violation_and_repeat_numbers() {
+        // T1 corner ko, then White retakes at once and Black retakes again.
+        let text = b"(;SZ[19]AB[br][cs]AW[ar][bs]PL[B];B[as];W[bs];B[as])";
+        let r = check_bytes(text, &RuleArgs::default());
+        assert_eq!(r.games, 1);
+        assert_eq!(r.moves, 3);
+        let reasons: Vec<(u32, IllegalMove)> = r
+            .violations
+            .iter()
+            .map(|v| (v.move_number, v.reason))
+            .collect();
+        assert_eq!(
+            reasons,
+            [(2, IllegalMove::Ko), (3, IllegalMove::Ko)],
+            "Chinese rules: both recaptures are immediate ko captures"
+        );
+        let v = r.violations[0];
+        assert_eq!(
+            v.to_json("x.sgf"),
+            r#"{"type":"violation","file":"x.sgf","game":1,"move":2,"color":"W","point":"B1","sgf_point":"bs","reason":"ko"}"#
+        );
+    }
+
+    #[test]
+    fn occupied_moves_are_skipped_but_counted() {
+        // Move 2 is on an occupied point: reported, skipped, counted.
+        let text = b"(;SZ[9];B[aa];W[aa];W[];B[])";
+        let r = check_bytes(text, &args(None));
+        assert_eq!(r.moves, 4);
+        assert_eq!(r.violations.len(), 1);
+        assert_eq!(r.violations[0].move_number, 2);
+        assert_eq!(r.violations[0].reason, IllegalMove::Occupied);
+        // After a skipped move, superko numbers still name SGF moves: T11 with an
+        // occupied move inserted as move 2, so its final W B19 (now move 9)
+        // repeats the position after its move 5, now move 6.
+        let text = b"(;SZ[19]PL[B];B[bb];W[bb];W[ab];B[cb];W[ba];B[da];W[ca];B[aa];W[ba])";
+        let r = check_bytes(text, &args(Some(KoArg::Positional)));
+        let last = r.violations.last().unwrap();
+        assert_eq!(last.move_number, 9);
+        assert_eq!(
+            last.reason,
+            IllegalMove::PositionalSuperko { repeats: 6 },
+            "{:?}",
+            r.violations
+        );
+    }
+
+    #[test]
+    fn rules_choice_order() {
+        let ru = Some(Preset::Japanese.rules());
+        assert_eq!(
+            rules_for(&RuleArgs::default(), ru),
+            Preset::Japanese.rules()
+        );
+        assert_eq!(
+            rules_for(&RuleArgs::default(), None),
+            Preset::Chinese.rules()
+        );
+        let forced = RuleArgs {
+            rules: Some(RulesArg::Aga),
+            ko: None,
+            suicide: None,
+        };
+        assert_eq!(rules_for(&forced, ru), Preset::Aga.rules());
+        let ko = rules_for(&args(Some(KoArg::Simple)), None);
+        assert_eq!(ko.ko, crate::KoRule::Simple);
+    }
+
+    #[test]
+    fn errors_per_file_and_per_game() {
+        let r = check_bytes(b"(;SZ[19];B[aa]", &RuleArgs::default());
+        assert_eq!(r.games, 0);
+        assert!(r.errors[0].contains("line 1, column 15"), "{:?}", r.errors);
+        let r = check_bytes(
+            b"(;SZ[6:5];B[aa])(;SZ[9];B[aa];W[aa])",
+            &RuleArgs::default(),
+        );
+        assert_eq!(r.games, 2);
+        assert_eq!(r.errors.len(), 1);
+        assert!(r.errors[0].starts_with("game 1: line 1, column 6: rectangular"));
+        assert_eq!(r.violations.len(), 1);
+        assert_eq!(r.violations[0].game, 2);
+        let json = r.to_json("a \"b\".sgf", false);
+        assert!(json.contains(r#"{"type":"error","file":"a \"b\".sgf","message":"game 1: "#));
+        assert!(json.ends_with(
+            "{\"type\":\"file\",\"file\":\"a \\\"b\\\".sgf\",\"games\":2,\"moves\":2,\"violations\":1}\n"
+        ));
+    }
+}

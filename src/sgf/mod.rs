@@ -20,6 +20,7 @@
 //! assert_eq!(loaded.game.rules(), tengen::Preset::Japanese.rules());
 //! ```
 
+pub mod batch;
 pub mod check;
 pub mod parse;
 pub mod write;

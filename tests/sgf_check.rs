@@ -66,13 +66,17 @@ fn flatten(r: &FileReport) -> Vec<Flat> {
 // ---------------------------------------------------------------------------
 // §3.4: the first illegal move of each position under each ko rule.
 
+/// Per ko rule (simple, positional, situational, natural situational): the
+/// first illegal move number and its reason, or None.
+type FirstIllegal = [Option<(u32, &'static str)>; 4];
+
 #[test]
 fn t1_to_t12_first_violation_under_every_ko_rule() {
     // [simple, positional, situational, natural situational]: first illegal
     // move number and its reason, or None when the whole line is legal.
     let psk = "positional-superko";
     let ssk = "situational-superko";
-    let expected: [(&str, [Option<(u32, &str)>; 4]); 12] = [
+    let expected: [(&str, FirstIllegal); 12] = [
         ("t01-simple-ko.sgf", [None, None, None, None]),
         (
             "t02-sending-two-returning-one.sgf",

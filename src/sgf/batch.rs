@@ -138,6 +138,53 @@ fn path_of(input: &Input) -> &Path {
     }
 }
 
+/// Files a worker takes at a time (fewer messages and wake-ups than one by one).
+const CHUNK: usize = 16;
+
+/// Prints reports in input order as they arrive, and adds them to the summary.
+struct Printer<'a> {
+    inputs: &'a [Input],
+    options: BatchOptions,
+    out: &'a mut dyn Write,
+    pending: Vec<Option<FileReport>>,
+    printed: usize,
+    summary: Summary,
+    write_result: io::Result<()>,
+    started: Instant,
+    last_progress: Instant,
+    show_progress: bool,
+}
+
+impl Printer<'_> {
+    fn receive(&mut self, i: usize, report: FileReport) {
+        self.pending[i] = Some(report);
+        while let Some(report) = self.pending.get_mut(self.printed).and_then(Option::take) {
+            let file = path_of(&self.inputs[self.printed]).to_string_lossy();
+            let s = &mut self.summary;
+            s.games += report.games;
+            s.moves += report.moves;
+            s.violations += report.violations.len();
+            s.files_with_errors += usize::from(!report.errors.is_empty());
+            let text = if self.options.json {
+                report.to_json(&file, self.options.quiet)
+            } else {
+                report.to_text(&file, self.options.quiet)
+            };
+            if self.write_result.is_ok() && !text.is_empty() {
+                self.write_result = self.out.write_all(text.as_bytes());
+            }
+            self.printed += 1;
+        }
+        if self.show_progress
+            && self.started.elapsed() > Duration::from_secs(1)
+            && self.last_progress.elapsed() > Duration::from_millis(200)
+        {
+            self.last_progress = Instant::now();
+            eprint!("\rchecked {}/{} files", self.printed, self.inputs.len());
+        }
+    }
+}
+
 /// Checks every file under `paths`, writing reports to `out` in input order
 /// and the summary last. A progress line goes to stderr when it is a terminal
 /// and the job takes more than a second.
@@ -153,63 +200,64 @@ pub fn run(
     let started = Instant::now();
     let inputs = collect(paths);
     let total = inputs.len();
-    let next = AtomicUsize::new(0);
     let threads = options.threads.clamp(1, total.max(1));
-    let show_progress = io::stderr().is_terminal();
-    let mut summary = Summary {
-        files: total,
-        ..Summary::default()
+    let mut printer = Printer {
+        inputs: &inputs,
+        options,
+        out,
+        pending: (0..total).map(|_| None).collect(),
+        printed: 0,
+        summary: Summary {
+            files: total,
+            ..Summary::default()
+        },
+        write_result: Ok(()),
+        started,
+        last_progress: started,
+        show_progress: io::stderr().is_terminal(),
     };
-    let mut write_result = Ok(());
-    std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<(usize, FileReport)>();
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (inputs, next) = (&inputs, &next);
-            scope.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(input) = inputs.get(i) else { break };
-                if tx.send((i, check_input(input, args))).is_err() {
-                    break;
-                }
-            });
+    if threads == 1 {
+        for (i, input) in inputs.iter().enumerate() {
+            printer.receive(i, check_input(input, args));
         }
-        drop(tx);
-        // Reports arrive in any order; print them in input order.
-        let mut pending: Vec<Option<FileReport>> = Vec::new();
-        pending.resize_with(total, || None);
-        let mut printed = 0;
-        let mut last_progress = Instant::now();
-        for (i, report) in rx {
-            pending[i] = Some(report);
-            while let Some(report) = pending.get_mut(printed).and_then(Option::take) {
-                let file = path_of(&inputs[printed]).to_string_lossy();
-                summary.games += report.games;
-                summary.moves += report.moves;
-                summary.violations += report.violations.len();
-                summary.files_with_errors += usize::from(!report.errors.is_empty());
-                let text = if options.json {
-                    report.to_json(&file, options.quiet)
-                } else {
-                    report.to_text(&file, options.quiet)
-                };
-                if write_result.is_ok() && !text.is_empty() {
-                    write_result = out.write_all(text.as_bytes());
-                }
-                printed += 1;
+    } else {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel::<Vec<(usize, FileReport)>>();
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (inputs, next) = (&inputs, &next);
+                scope.spawn(move || loop {
+                    let first = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    if first >= inputs.len() {
+                        break;
+                    }
+                    let last = (first + CHUNK).min(inputs.len());
+                    let reports = (first..last)
+                        .map(|i| (i, check_input(&inputs[i], args)))
+                        .collect();
+                    if tx.send(reports).is_err() {
+                        break;
+                    }
+                });
             }
-            if show_progress
-                && started.elapsed() > Duration::from_secs(1)
-                && last_progress.elapsed() > Duration::from_millis(200)
-            {
-                last_progress = Instant::now();
-                eprint!("\rchecked {printed}/{total} files");
+            drop(tx);
+            for batch in rx {
+                for (i, report) in batch {
+                    printer.receive(i, report);
+                }
             }
-        }
-        if show_progress && started.elapsed() > Duration::from_secs(1) {
-            eprint!("\r\x1b[K");
-        }
-    });
+        });
+    }
+    if printer.show_progress && started.elapsed() > Duration::from_secs(1) {
+        eprint!("\r\x1b[K");
+    }
+    let Printer {
+        mut summary,
+        write_result,
+        out,
+        ..
+    } = printer;
     write_result?;
     summary.seconds = started.elapsed().as_secs_f64();
     let text = if options.json {

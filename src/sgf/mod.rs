@@ -123,23 +123,25 @@ impl<'c> GameRecord<'c> {
     }
 
     /// The steps of the main line (first child at every node), root included.
-    pub fn main_line(&self) -> Steps<'c> {
+    pub fn main_line(&self) -> Steps<'c, impl Iterator<Item = Node<'c>> + 'c> {
         Steps {
-            nodes: Box::new(self.root.main_line()),
+            nodes: self.root.main_line(),
             geometry: self.geometry,
             pending: None,
             moves_seen: false,
+            failed: false,
         }
     }
 
     /// The steps of the nodes of `path` (a line from this game's root, for
     /// replaying a variation).
-    pub fn line(&self, path: Vec<Node<'c>>) -> Steps<'c> {
+    pub fn line(&self, path: Vec<Node<'c>>) -> Steps<'c, std::vec::IntoIter<Node<'c>>> {
         Steps {
-            nodes: Box::new(path.into_iter()),
+            nodes: path.into_iter(),
             geometry: self.geometry,
             pending: None,
             moves_seen: false,
+            failed: false,
         }
     }
 
@@ -216,27 +218,31 @@ pub fn load(
     Ok(Loaded { game, info })
 }
 
-/// Iterator over the [`Step`]s of a line of play.
-pub struct Steps<'c> {
-    nodes: Box<dyn Iterator<Item = Node<'c>> + 'c>,
+/// Iterator over the [`Step`]s of a line of play (the nodes `I` yields).
+pub struct Steps<'c, I: Iterator<Item = Node<'c>>> {
+    nodes: I,
     geometry: Geometry,
     pending: Option<Step>,
     moves_seen: bool,
+    /// Set after an error: the rest of the line cannot be trusted.
+    failed: bool,
 }
 
-impl Iterator for Steps<'_> {
+impl<'c, I: Iterator<Item = Node<'c>>> Iterator for Steps<'c, I> {
     type Item = Result<Step, SgfError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(s) = self.pending.take() {
             return Some(Ok(s));
         }
+        if self.failed {
+            return None;
+        }
         loop {
             let node = self.nodes.next()?;
             match node_steps(node, self.geometry, self.moves_seen) {
                 Err(e) => {
-                    // Stop after an error: the rest of the line cannot be trusted.
-                    self.nodes = Box::new(std::iter::empty());
+                    self.failed = true;
                     return Some(Err(e));
                 }
                 Ok((None, None)) => continue,
@@ -267,10 +273,10 @@ fn node_steps(
     let mut to_move = None;
     let mut mv: Option<Step> = None;
     for prop in node.properties() {
-        let ident = prop.ident();
+        let ident = prop.ident_bytes();
         match ident {
-            "B" | "W" => {
-                let color = if ident == "B" {
+            b"B" | b"W" => {
+                let color = if ident == b"B" {
                     Color::Black
                 } else {
                     Color::White
@@ -282,16 +288,18 @@ fn node_steps(
                     ));
                 }
                 if prop.values().len() != 1 {
-                    return Err(
-                        c.error_at(prop.offset(), format!("{ident} takes exactly one value"))
-                    );
+                    return Err(c.error_at(
+                        prop.offset(),
+                        format!("{} takes exactly one value", prop.ident()),
+                    ));
                 }
                 let v = prop.value();
                 let m = parse_move(&v.plain(), geometry).ok_or_else(|| {
                     c.error_at(
                         v.offset(),
                         format!(
-                            "bad move {ident}[{}] on a {s}x{s} board",
+                            "bad move {}[{}] on a {s}x{s} board",
+                            prop.ident(),
                             String::from_utf8_lossy(v.raw()),
                             s = geometry.size()
                         ),
@@ -303,11 +311,11 @@ fn node_steps(
                     offset: v.offset(),
                 });
             }
-            "AB" | "AW" | "AE" => {
+            b"AB" | b"AW" | b"AE" => {
                 has_setup = true;
                 let stone = match ident {
-                    "AB" => Some(Color::Black),
-                    "AW" => Some(Color::White),
+                    b"AB" => Some(Color::Black),
+                    b"AW" => Some(Color::White),
                     _ => None,
                 };
                 for v in prop.values() {
@@ -319,7 +327,8 @@ fn node_steps(
                         c.error_at(
                             v.offset(),
                             format!(
-                                "bad point {ident}[{}] on a {s}x{s} board",
+                                "bad point {}[{}] on a {s}x{s} board",
+                                prop.ident(),
                                 String::from_utf8_lossy(v.raw()),
                                 s = geometry.size()
                             ),
@@ -334,7 +343,7 @@ fn node_steps(
                     }
                 }
             }
-            "PL" => {
+            b"PL" => {
                 let v = prop.value();
                 to_move = Some(parse_color(&v.plain()).ok_or_else(|| {
                     c.error_at(

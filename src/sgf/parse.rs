@@ -197,7 +197,8 @@ impl<'c> Node<'c> {
 
     /// The first property with identifier `ident` (capital letters).
     pub fn get(&self, ident: &str) -> Option<Property<'c>> {
-        self.properties().find(|p| p.ident() == ident)
+        self.properties()
+            .find(|p| p.ident_bytes() == ident.as_bytes())
     }
 
     /// The first child: the next node of the main line.
@@ -249,9 +250,15 @@ impl<'c> Property<'c> {
 
     /// The identifier: capital letters only (FF[3] lower-case letters dropped).
     pub fn ident(&self) -> &'c str {
-        let (a, b) = self.data().ident;
         // Only ASCII capitals are ever stored.
-        std::str::from_utf8(&self.c.idents[a as usize..b as usize]).unwrap_or("")
+        std::str::from_utf8(self.ident_bytes()).unwrap_or("")
+    }
+
+    /// The identifier's bytes (ASCII capitals), for fast comparisons.
+    #[inline]
+    pub fn ident_bytes(&self) -> &'c [u8] {
+        let (a, b) = self.data().ident;
+        &self.c.idents[a as usize..b as usize]
     }
 
     /// Byte offset of the identifier's first letter.
@@ -601,11 +608,12 @@ impl<'a> Parser<'a> {
             self.i += 1;
         }
         let ident_end = self.c.idents.len() as u32;
-        let name = String::from_utf8_lossy(&self.s[at..self.i]).into_owned();
+        let end = self.i;
+        let name = || String::from_utf8_lossy(&self.s[at..end]).into_owned();
         if ident_start == ident_end {
             return Err(self.err(
                 at,
-                format!("property identifier '{name}' has no capital letter"),
+                format!("property identifier '{}' has no capital letter", name()),
             ));
         }
         self.skip_ws();
@@ -613,7 +621,8 @@ impl<'a> Parser<'a> {
             return Err(self.err(
                 self.i,
                 format!(
-                    "expected '[' after property identifier '{name}', found {}",
+                    "expected '[' after property identifier '{}', found {}",
+                    name(),
                     self.found()
                 ),
             ));
@@ -630,7 +639,8 @@ impl<'a> Parser<'a> {
                         return Err(self.err(
                             self.i,
                             format!(
-                                "unexpected end of file: expected ']' to close the value of '{name}' opened at line {line}, column {column}"
+                                "unexpected end of file: expected ']' to close the value of '{}' opened at line {line}, column {column}",
+                                name()
                             ),
                         ));
                     }

@@ -91,7 +91,10 @@ fn unreadable_files_exit_2_and_say_which() {
         "{}",
         lines[2]
     );
-    assert!(summary.ends_with("1 violation(s), 2 file(s) with errors"), "{summary}");
+    assert!(
+        summary.ends_with("1 violation(s), 2 file(s) with errors"),
+        "{summary}"
+    );
     let (_, lines, _) = check(&["--json", &bad]);
     assert_eq!(
         lines,
@@ -114,7 +117,10 @@ fn directories_are_searched_recursively_in_order() {
     assert_eq!(code, 1);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].ends_with("a.SGF: game 1, move 2: W E5 [ee]: point occupied (move skipped)"));
-    assert!(summary.starts_with("checked 2 file(s), 2 game(s), 3 move(s)"), "{summary}");
+    assert!(
+        summary.starts_with("checked 2 file(s), 2 game(s), 3 move(s)"),
+        "{summary}"
+    );
 }
 
 #[test]

@@ -344,6 +344,28 @@ mod tests {
     }
 
     #[test]
+    fn mid_game_setup_restarts_the_history() {
+        // T1's ko shape set up after two moves: B takes, both pass, W retakes,
+        // recreating the setup position (B to move), which is "move 0".
+        let text = b"(;SZ[19];B[pd];W[dp];AB[br][cs]AW[ar][bs]PL[B];B[as];W[];B[];W[bs])";
+        for (ko, want) in [
+            (KoArg::Simple, None),
+            (KoArg::Positional, Some(IllegalMove::PositionalSuperko { repeats: 0 })),
+            (KoArg::Situational, Some(IllegalMove::SituationalSuperko { repeats: 0 })),
+            (KoArg::NaturalSituational, None),
+        ] {
+            let r = check_bytes(text, &args(Some(ko)));
+            let got: Vec<(u32, IllegalMove)> =
+                r.violations.iter().map(|v| (v.move_number, v.reason)).collect();
+            assert_eq!(got, want.map(|w| (6, w)).into_iter().collect::<Vec<_>>(), "{ko:?}");
+        }
+        // A position from before the setup can no longer be repeated.
+        let r = check_bytes(b"(;SZ[9];B[aa];AE[aa];B[aa])", &args(Some(KoArg::Positional)));
+        assert_eq!(r.violations, []);
+        assert_eq!(r.moves, 2);
+    }
+
+    #[test]
     fn rules_choice_order() {
         let ru = Some(Preset::Japanese.rules());
         assert_eq!(

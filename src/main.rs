@@ -45,6 +45,10 @@ enum Command {
         /// Print only errors and the summary.
         #[arg(long)]
         quiet: bool,
+        /// Replay every variation too, not only the main line (violations off
+        /// the main line name their variation, numbered from 2 in file order).
+        #[arg(long)]
+        variations: bool,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
             rules,
             json,
             quiet,
+            variations,
             threads,
         }) => {
             let threads = threads.unwrap_or_else(|| {
@@ -82,6 +87,11 @@ fn main() -> ExitCode {
                 json,
                 quiet,
                 threads,
+                lines: if variations {
+                    tengen::sgf::check::Lines::AllVariations
+                } else {
+                    tengen::sgf::check::Lines::MainLine
+                },
             };
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());

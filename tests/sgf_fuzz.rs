@@ -7,7 +7,8 @@
 use std::path::Path;
 use tengen::config::{KoArg, RuleArgs, SuicideArg};
 use tengen::playout::PlayoutRng;
-use tengen::sgf::{self, check::check_bytes, GameRecord};
+use tengen::sgf::check::{check_bytes_lines, Lines};
+use tengen::sgf::{self, GameRecord};
 use tengen::{Preset, Rules};
 
 const INPUTS: usize = 120_000;
@@ -119,7 +120,12 @@ fn mutated_inputs_never_panic_and_round_trip() {
                 }
             }
         }
-        let report = check_bytes(&input, &rule_args(i));
+        let lines = if i % 3 == 0 {
+            Lines::AllVariations
+        } else {
+            Lines::MainLine
+        };
+        let report = check_bytes_lines(&input, &rule_args(i), lines);
         assert!(report.games > 0 || !report.errors.is_empty());
     }
     eprintln!("{INPUTS} inputs: {parsed} parsed, {failed} rejected, {loaded} games loaded");

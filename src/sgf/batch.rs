@@ -2,7 +2,7 @@
 //! given paths, checking them on several threads, printing each file's report
 //! in input order, a progress line on a terminal, the summary and the exit status.
 
-use super::check::{check_bytes, FileReport};
+use super::check::{check_bytes_lines, FileReport, Lines};
 use crate::config::RuleArgs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -19,6 +19,8 @@ pub struct BatchOptions {
     pub quiet: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// The main line only, or every variation too.
+    pub lines: Lines,
 }
 
 /// Totals over all files.
@@ -116,10 +118,10 @@ fn walk(dir: &Path, out: &mut Vec<Input>) {
     }
 }
 
-fn check_input(input: &Input, args: &RuleArgs) -> FileReport {
+fn check_input(input: &Input, args: &RuleArgs, lines: Lines) -> FileReport {
     match input {
         Input::File(p) => match std::fs::read(p) {
-            Ok(bytes) => check_bytes(&bytes, args),
+            Ok(bytes) => check_bytes_lines(&bytes, args, lines),
             Err(e) => FileReport {
                 errors: vec![format!("cannot read: {e}")],
                 ..FileReport::default()
@@ -218,7 +220,7 @@ pub fn run(
     };
     if threads == 1 {
         for (i, input) in inputs.iter().enumerate() {
-            printer.receive(i, check_input(input, args));
+            printer.receive(i, check_input(input, args, options.lines));
         }
     } else {
         let next = AtomicUsize::new(0);
@@ -234,7 +236,7 @@ pub fn run(
                     }
                     let last = (first + CHUNK).min(inputs.len());
                     let reports = (first..last)
-                        .map(|i| (i, check_input(&inputs[i], args)))
+                        .map(|i| (i, check_input(&inputs[i], args, options.lines)))
                         .collect();
                     if tx.send(reports).is_err() {
                         break;

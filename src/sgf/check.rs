@@ -13,18 +13,22 @@
 //! This module replays one file's bytes and formats the result; finding files,
 //! threads and the summary are in [`super::batch`].
 
-use super::{point_letters, point_to_gtp, GameRecord};
+use super::{node_steps, point_letters, point_to_gtp, GameRecord, Node, SgfError, Step};
 use crate::board::{Color, Move, Point};
 use crate::config::RuleArgs;
 use crate::game::{Game, IllegalMove};
 use crate::rules::{Preset, Rules};
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 /// One illegal move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Violation {
     /// Game number within the file, from 1.
     pub game: usize,
+    /// Line of play within the game: 1 for the main line, then the variations
+    /// in file order (only with [`Lines::AllVariations`]).
+    pub line: u32,
     /// Move number along the replayed line, from 1.
     pub move_number: u32,
     pub color: Color,
@@ -60,8 +64,23 @@ pub fn rules_for(args: &RuleArgs, ru: Option<Rules>) -> Rules {
     args.apply_overrides(base)
 }
 
-/// Checks every game in the bytes of one SGF file.
+/// Which lines of play to replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lines {
+    /// The main line only (first child at every node).
+    #[default]
+    MainLine,
+    /// Every node of the tree, each variation from its branch point.
+    AllVariations,
+}
+
+/// Checks the main line of every game in the bytes of one SGF file.
 pub fn check_bytes(bytes: &[u8], args: &RuleArgs) -> FileReport {
+    check_bytes_lines(bytes, args, Lines::MainLine)
+}
+
+/// Checks every game in the bytes of one SGF file, replaying `lines`.
+pub fn check_bytes_lines(bytes: &[u8], args: &RuleArgs, lines: Lines) -> FileReport {
     let mut report = FileReport::default();
     let collection = match super::parse(bytes) {
         Ok(c) => c,
@@ -75,7 +94,11 @@ pub fn check_bytes(bytes: &[u8], args: &RuleArgs) -> FileReport {
         let game_number = i + 1;
         let result = GameRecord::new(root).and_then(|record| {
             let rules = rules_for(args, record.info().rules);
-            check_game(&record, rules, game_number, &mut report)
+            let replay = Replay::new(&record, rules, game_number);
+            match lines {
+                Lines::MainLine => check_main_line(&record, replay, &mut report),
+                Lines::AllVariations => check_tree(&record, replay, &mut report),
+            }
         });
         if let Err(e) = result {
             report.errors.push(format!("game {game_number}: {e}"));
@@ -84,69 +107,135 @@ pub fn check_bytes(bytes: &[u8], args: &RuleArgs) -> FileReport {
     report
 }
 
-/// Replays one game's main line under `rules`, adding its moves and
-/// violations to `report`.
-fn check_game(
+fn check_main_line(
     record: &GameRecord<'_>,
-    rules: Rules,
-    game_number: usize,
+    mut replay: Replay,
     report: &mut FileReport,
-) -> Result<(), super::SgfError> {
-    let size = record.geometry().size();
-    let mut game = Game::new(record.geometry(), rules, 0.0);
-    // SGF move number of each executed move, indexed by the game's move number.
-    let mut sgf_number = Vec::with_capacity(512);
-    sgf_number.push(0u32);
-    // The game's move number of the start position (the last setup).
-    let mut start = 0u32;
-    let mut number = 0u32;
-    for step in record.main_line() {
-        match step? {
-            super::Step::Setup { changes, to_move } => {
-                game.setup(&changes, to_move);
-                start = game.move_number();
-            }
-            super::Step::ToMove(c) => game.set_to_move(c),
-            super::Step::Move { color, mv, .. } => {
-                number += 1;
-                report.moves += 1;
-                let verdict = game.play_recorded(color, mv);
-                if verdict != Some(IllegalMove::Occupied) {
-                    sgf_number.push(number);
-                }
-                let (Some(reason), Move::Play(point)) = (verdict, mv) else {
-                    continue;
-                };
-                let to_sgf = |repeats: u32| {
-                    if repeats <= start {
-                        0
-                    } else {
-                        sgf_number.get(repeats as usize).copied().unwrap_or(0)
-                    }
-                };
-                let reason = match reason {
-                    IllegalMove::PositionalSuperko { repeats } => IllegalMove::PositionalSuperko {
-                        repeats: to_sgf(repeats),
-                    },
-                    IllegalMove::SituationalSuperko { repeats } => {
-                        IllegalMove::SituationalSuperko {
-                            repeats: to_sgf(repeats),
-                        }
-                    }
-                    other => other,
-                };
-                report.violations.push(Violation {
-                    game: game_number,
-                    move_number: number,
-                    color,
-                    point,
-                    size,
-                    reason,
-                });
-            }
+) -> Result<(), SgfError> {
+    for node in record.root().main_line() {
+        replay.node(node, record.geometry(), report)?;
+    }
+    Ok(())
+}
+
+/// Depth-first over the whole tree. Lines are numbered in pre-order (1 = the
+/// main line); a node belongs to the first line through it. The children of a
+/// node share one snapshot of the state after it, cloned only when a child
+/// starts while its siblings still need the snapshot, so memory grows with
+/// the branch points on the current path, not with the number of variations.
+fn check_tree(
+    record: &GameRecord<'_>,
+    replay: Replay,
+    report: &mut FileReport,
+) -> Result<(), SgfError> {
+    let mut lines = 1u32;
+    let mut stack = vec![(record.root(), Rc::new(replay), false)];
+    while let Some((node, shared, new_line)) = stack.pop() {
+        let mut replay = Rc::try_unwrap(shared).unwrap_or_else(|rc| (*rc).clone());
+        if new_line {
+            lines += 1;
+            replay.line = lines;
+        }
+        replay.node(node, record.geometry(), report)?;
+        let after = Rc::new(replay);
+        let first = node.first_child();
+        let mut siblings: Vec<Node<'_>> = node.children().skip(1).collect();
+        while let Some(child) = siblings.pop() {
+            stack.push((child, Rc::clone(&after), true));
+        }
+        if let Some(first) = first {
+            stack.push((first, after, false));
         }
     }
     Ok(())
+}
+
+/// The state of one line being replayed.
+#[derive(Clone)]
+struct Replay {
+    game: Game,
+    game_number: usize,
+    /// Line number within the game (1 = main line).
+    line: u32,
+    /// SGF move number of each executed move, indexed by the game's move number.
+    sgf_number: Vec<u32>,
+    /// The game's move number of the start position (the last setup).
+    start: u32,
+    /// B/W nodes so far along the line.
+    number: u32,
+}
+
+impl Replay {
+    fn new(record: &GameRecord<'_>, rules: Rules, game_number: usize) -> Replay {
+        let mut sgf_number = Vec::with_capacity(512);
+        sgf_number.push(0);
+        Replay {
+            game: Game::new(record.geometry(), rules, 0.0),
+            game_number,
+            line: 1,
+            sgf_number,
+            start: 0,
+            number: 0,
+        }
+    }
+
+    /// Applies one node: setup, then its move, recording any violation.
+    fn node(
+        &mut self,
+        node: Node<'_>,
+        geometry: crate::board::Geometry,
+        report: &mut FileReport,
+    ) -> Result<(), SgfError> {
+        let (setup, mv) = node_steps(node, geometry, self.number > 0)?;
+        for step in [setup, mv].into_iter().flatten() {
+            match step {
+                Step::Setup { changes, to_move } => {
+                    self.game.setup(&changes, to_move);
+                    self.start = self.game.move_number();
+                }
+                Step::ToMove(c) => self.game.set_to_move(c),
+                Step::Move { color, mv, .. } => self.play(color, mv, geometry.size(), report),
+            }
+        }
+        Ok(())
+    }
+
+    fn play(&mut self, color: Color, mv: Move, size: usize, report: &mut FileReport) {
+        self.number += 1;
+        report.moves += 1;
+        let verdict = self.game.play_recorded(color, mv);
+        if verdict != Some(IllegalMove::Occupied) {
+            self.sgf_number.push(self.number);
+        }
+        let (Some(reason), Move::Play(point)) = (verdict, mv) else {
+            return;
+        };
+        let to_sgf = |repeats: u32| {
+            if repeats <= self.start {
+                0
+            } else {
+                self.sgf_number.get(repeats as usize).copied().unwrap_or(0)
+            }
+        };
+        let reason = match reason {
+            IllegalMove::PositionalSuperko { repeats } => IllegalMove::PositionalSuperko {
+                repeats: to_sgf(repeats),
+            },
+            IllegalMove::SituationalSuperko { repeats } => IllegalMove::SituationalSuperko {
+                repeats: to_sgf(repeats),
+            },
+            other => other,
+        };
+        report.violations.push(Violation {
+            game: self.game_number,
+            line: self.line,
+            move_number: self.number,
+            color,
+            point,
+            size,
+            reason,
+        });
+    }
 }
 
 /// Appends `s` as a JSON string literal.
@@ -185,10 +274,13 @@ impl Violation {
         let mut s = String::with_capacity(160);
         s.push_str("{\"type\":\"violation\",\"file\":");
         push_json_str(&mut s, file);
+        let _ = write!(s, ",\"game\":{}", self.game);
+        if self.line > 1 {
+            let _ = write!(s, ",\"variation\":{}", self.line);
+        }
         let _ = write!(
             s,
-            ",\"game\":{},\"move\":{},\"color\":\"{}\",\"point\":\"{}\",\"sgf_point\":\"{}\",\"reason\":\"{}\"",
-            self.game,
+            ",\"move\":{},\"color\":\"{}\",\"point\":\"{}\",\"sgf_point\":\"{}\",\"reason\":\"{}\"",
             self.move_number,
             self.color.letter(),
             self.gtp_point(),
@@ -215,8 +307,13 @@ impl Violation {
                 format!("situational superko: {}", repeated(repeats))
             }
         };
+        let variation = if self.line > 1 {
+            format!(", variation {}", self.line)
+        } else {
+            String::new()
+        };
         format!(
-            "{file}: game {}, move {}: {} {} [{}]: {reason}",
+            "{file}: game {}{variation}, move {}: {} {} [{}]: {reason}",
             self.game,
             self.move_number,
             self.color.letter(),
@@ -350,19 +447,65 @@ mod tests {
         let text = b"(;SZ[19];B[pd];W[dp];AB[br][cs]AW[ar][bs]PL[B];B[as];W[];B[];W[bs])";
         for (ko, want) in [
             (KoArg::Simple, None),
-            (KoArg::Positional, Some(IllegalMove::PositionalSuperko { repeats: 0 })),
-            (KoArg::Situational, Some(IllegalMove::SituationalSuperko { repeats: 0 })),
+            (
+                KoArg::Positional,
+                Some(IllegalMove::PositionalSuperko { repeats: 0 }),
+            ),
+            (
+                KoArg::Situational,
+                Some(IllegalMove::SituationalSuperko { repeats: 0 }),
+            ),
             (KoArg::NaturalSituational, None),
         ] {
             let r = check_bytes(text, &args(Some(ko)));
-            let got: Vec<(u32, IllegalMove)> =
-                r.violations.iter().map(|v| (v.move_number, v.reason)).collect();
-            assert_eq!(got, want.map(|w| (6, w)).into_iter().collect::<Vec<_>>(), "{ko:?}");
+            let got: Vec<(u32, IllegalMove)> = r
+                .violations
+                .iter()
+                .map(|v| (v.move_number, v.reason))
+                .collect();
+            assert_eq!(
+                got,
+                want.map(|w| (6, w)).into_iter().collect::<Vec<_>>(),
+                "{ko:?}"
+            );
         }
         // A position from before the setup can no longer be repeated.
-        let r = check_bytes(b"(;SZ[9];B[aa];AE[aa];B[aa])", &args(Some(KoArg::Positional)));
+        let r = check_bytes(
+            b"(;SZ[9];B[aa];AE[aa];B[aa])",
+            &args(Some(KoArg::Positional)),
+        );
         assert_eq!(r.violations, []);
         assert_eq!(r.moves, 2);
+    }
+
+    #[test]
+    fn variations_are_replayed_from_their_branch_point() {
+        let text = b"(;SZ[9];B[aa](;W[ab];B[ba])(;W[aa])(;W[bb];B[bb](;W[cc])(;W[bb])))";
+        let main = check_bytes(text, &RuleArgs::default());
+        assert_eq!((main.moves, main.violations.len()), (3, 0));
+        let all = check_bytes_lines(text, &RuleArgs::default(), Lines::AllVariations);
+        assert_eq!(all.moves, 8, "every move node once");
+        let got: Vec<(u32, u32, IllegalMove)> = all
+            .violations
+            .iter()
+            .map(|v| (v.line, v.move_number, v.reason))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, 2, IllegalMove::Occupied),
+                (3, 3, IllegalMove::Occupied),
+                (4, 4, IllegalMove::Occupied),
+            ]
+        );
+        let v = all.violations[0];
+        assert!(v
+            .to_json("v.sgf")
+            .contains(r#""game":1,"variation":2,"move":2,"#));
+        assert_eq!(
+            v.to_text("v.sgf"),
+            "v.sgf: game 1, variation 2, move 2: W A9 [aa]: point occupied (move skipped)"
+        );
     }
 
     #[test]

@@ -261,8 +261,9 @@ impl<'c, I: Iterator<Item = Node<'c>>> Iterator for Steps<'c, I> {
 }
 
 /// The setup step and the move step of one node (setup first, as FF[4] asks
-/// when a node mixes them).
-fn node_steps(
+/// when a node mixes them). `moves_seen`: whether the line had moves before
+/// this node (a lone `PL` is then [`Step::ToMove`], not a setup).
+pub(crate) fn node_steps(
     node: Node<'_>,
     geometry: Geometry,
     moves_seen: bool,

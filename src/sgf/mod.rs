@@ -147,8 +147,9 @@ impl<'c> GameRecord<'c> {
 
     /// The game after replaying the main line up to, not including, move
     /// `before_move` (B/W nodes counted from 1; `None` = the whole line), as GTP
-    /// `loadsgf` wants. Moves are replayed tolerantly ([`Game::play_recorded`]):
-    /// illegal ones are executed, moves onto occupied points skipped.
+    /// `loadsgf` wants; the player of move `before_move` is then to move.
+    /// Moves are replayed tolerantly ([`Game::play_recorded`]): illegal ones
+    /// are executed, moves onto occupied points skipped.
     ///
     /// # Errors
     /// A malformed move, point or setup value on the way.
@@ -167,6 +168,8 @@ impl<'c> GameRecord<'c> {
                 Step::Move { color, mv, .. } => {
                     number += 1;
                     if before_move.is_some_and(|n| number >= n) {
+                        // The player of move N is the one to move (GNU Go does the same).
+                        game.set_to_move(color);
                         break;
                     }
                     game.play_recorded(color, mv);
@@ -769,6 +772,10 @@ mod tests {
             first.game.board().at(g.point(0, 0).unwrap()),
             crate::Stone::Black
         );
+        // Non-alternating moves: the player of move N is to move.
+        let twice = b"(;SZ[9];B[aa];B[bb];W[cc])";
+        let part = load(twice, 0, Some(2), Rules::default(), 7.5).unwrap();
+        assert_eq!(part.game.to_move(), Color::Black);
         let second = load(text, 1, None, Rules::default(), 7.5).unwrap();
         assert_eq!(second.game.board().size(), 5);
         assert!(load(text, 2, None, Rules::default(), 7.5).is_err());

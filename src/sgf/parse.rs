@@ -408,15 +408,18 @@ pub fn parse(input: &[u8]) -> Result<Collection<'_>, SgfError> {
     if input.len() >= NONE as usize {
         return Err(error_at(input, 0, "file too large for an SGF collection"));
     }
+    // A move node takes about 6 bytes (`;B[aa]`); big files with long comments
+    // grow the vectors as needed instead of reserving for the worst case.
+    let guess = (input.len() / 6 + 1).min(1 << 14);
     let mut p = Parser {
         s: input,
         i: 0,
         c: Collection {
             input,
-            nodes: Vec::with_capacity(input.len() / 6 + 1),
-            props: Vec::with_capacity(input.len() / 6 + 1),
-            values: Vec::with_capacity(input.len() / 5 + 1),
-            idents: Vec::with_capacity(input.len() / 6 + 1),
+            nodes: Vec::with_capacity(guess),
+            props: Vec::with_capacity(guess),
+            values: Vec::with_capacity(guess),
+            idents: Vec::with_capacity(guess),
             roots: Vec::new(),
         },
         stack: Vec::new(),

@@ -2,13 +2,13 @@
 //! handicap, rules, setup stones, moves), loading a [`Game`] from a record,
 //! writing one back, and `tengen check`.
 //!
-//! - [`parse`]: bytes → raw tree (no Go knowledge).
+//! - [`parse`](mod@parse): bytes → raw tree (no Go knowledge).
 //! - this module: [`GameRecord`] reads the root's game information and walks a
 //!   line of play as [`Step`]s: setup (`AB`/`AW`/`AE`/`PL`, in any node,
 //!   compressed point lists included) and moves (`B`/`W`; `B[]` and, on boards
 //!   up to 19x19, `B[tt]` are passes). Values are read leniently (`HA[0]`,
 //!   `PL[b]`, `KM[6,5]`, Fox's `KM[750]`); points are range-checked.
-//! - [`write`]: a [`Game`] as FF[4] text.
+//! - [`write`](mod@write): a [`Game`] as FF\[4\] text.
 //! - [`check`]: replay with every rule violation collected.
 //!
 //! ```
@@ -263,7 +263,7 @@ impl<'c, I: Iterator<Item = Node<'c>>> Iterator for Steps<'c, I> {
     }
 }
 
-/// The setup step and the move step of one node (setup first, as FF[4] asks
+/// The setup step and the move step of one node (setup first, as FF\[4\] asks
 /// when a node mixes them). `moves_seen`: whether the line had moves before
 /// this node (a lone `PL` is then [`Step::ToMove`], not a setup).
 pub(crate) fn node_steps(

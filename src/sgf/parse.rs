@@ -5,7 +5,7 @@
 //! needs it and strict where tolerance would corrupt a game:
 //! - a UTF-8 byte-order mark and any text before, between and after the game
 //!   trees are skipped (a game tree starts at `(` followed by `;`);
-//! - FF[3] mixed-case identifiers keep only their capital letters
+//! - FF\[3\] mixed-case identifiers keep only their capital letters
 //!   (`AddBlack` is `AB`), as sgfmill does;
 //! - a value runs to the first unescaped `]`; escapes are resolved only when a
 //!   value is decoded ([`Value::text`]), so bytes are never re-encoded;
@@ -248,7 +248,7 @@ impl<'c> Property<'c> {
         &self.c.props[self.i as usize]
     }
 
-    /// The identifier: capital letters only (FF[3] lower-case letters dropped).
+    /// The identifier: capital letters only (FF\[3\] lower-case letters dropped).
     pub fn ident(&self) -> &'c str {
         // Only ASCII capitals are ever stored.
         std::str::from_utf8(self.ident_bytes()).unwrap_or("")

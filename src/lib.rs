@@ -7,13 +7,13 @@
 //!        \                  /
 //!         history ---------'
 //!            \
-//!             game ── score
+//!             game ── score, sgf (parse, write, check)
 //!               \
 //!                playout ── bench
 //!                  \
 //!                   engine ── time, handicap
 //!                      \
-//!                       gtp (protocol, vertex, commands, analysis)
+//!                       gtp (protocol, vertex, commands, analysis; uses sgf)
 //! ```
 //!
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
@@ -39,6 +39,7 @@ pub mod history;
 pub mod playout;
 pub mod rules;
 pub mod score;
+pub mod sgf;
 pub mod time;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};

@@ -208,6 +208,7 @@ fn every_error_string() {
         ("kata-analyze b 10 ownership maybe", "syntax error"),
         ("lz-genmove_analyze purple", "syntax error"),
         ("tengen-best_moves", "syntax error"),
+        ("loadsgf", "syntax error"),
     ];
     for (line, message) in cases {
         assert_eq!(e.fail(line), *message, "{line}");
@@ -227,8 +228,9 @@ fn every_error_string() {
         "handicap is the start position"
     );
     assert_eq!(e.fail("play b c3"), "illegal move");
-    // `loadsgf` is the last canonical error (`cannot load file`); its own test
-    // lives in gtp_sgf.rs once the SGF reader is in.
+    // The last canonical error: `loadsgf` of a missing file (more cases in
+    // gtp_sgf.rs).
+    assert_eq!(e.fail("loadsgf /no/such/file.sgf"), "cannot load file");
 }
 
 #[test]

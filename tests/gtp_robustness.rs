@@ -58,6 +58,8 @@ const COMMANDS: &[&str] = &[
     "lz-genmove_analyze",
     "kata-genmove_analyze",
     "gogui-analyze_commands",
+    "loadsgf",
+    "printsgf",
     "gogui-interrupt",
     "rectangular_boardsize",
     "PLAY",
@@ -140,6 +142,11 @@ const WORDS: &[&str] = &[
     "rootInfo",
     "0.01",
     "10",
+    // Files in the engine's scratch directory (see the test).
+    "a.sgf",
+    "b.sgf",
+    "out.sgf",
+    "missing.sgf",
 ];
 
 /// One random line as bytes, including its terminator.
@@ -213,7 +220,17 @@ fn well_formed(chunk: &str) -> bool {
 fn thousands_of_random_lines_get_one_response_each() {
     for seed in [1u64, 2, 3] {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
-        let mut e = Engine::spawn(&["--quiet", "--time", "0.05", "--seed", &seed.to_string()]);
+        // The engine runs in a scratch directory: `printsgf FILE` writes
+        // there, `loadsgf` reads two superko positions copied there.
+        let dir = std::env::temp_dir().join(format!("tengen-robust-{}-{seed}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let positions = concat!(env!("CARGO_MANIFEST_DIR"), "/sgf/positions/");
+        std::fs::copy(format!("{positions}t03-triple-ko.sgf"), dir.join("a.sgf")).unwrap();
+        std::fs::copy(format!("{positions}t12-ssk-vs-nssk.sgf"), dir.join("b.sgf")).unwrap();
+        let mut e = Engine::spawn_in(
+            &dir,
+            &["--quiet", "--time", "0.05", "--seed", &seed.to_string()],
+        );
         let mut expected = 0;
         let mut input = Vec::new();
         for _ in 0..5000 {
@@ -261,5 +278,6 @@ fn thousands_of_random_lines_get_one_response_each() {
         assert!(mv == "pass" || (mv.len() == 2 && mv != "C3"), "{mv}");
         e.ok("quit");
         assert!(e.wait().success());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

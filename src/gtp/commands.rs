@@ -15,6 +15,7 @@ use crate::game::Game;
 use crate::handicap;
 use crate::rules::{KoRule, Preset, Rules, Scoring};
 use crate::score::GameResult;
+use crate::sgf;
 use crate::time::{Clock, TimeSystem, KATA_TIME_SYSTEMS};
 use std::time::Duration;
 
@@ -109,6 +110,14 @@ pub static COMMANDS: &[Entry] = &[
     Entry {
         name: "set_free_handicap",
         handler: cmd_set_free_handicap,
+    },
+    Entry {
+        name: "loadsgf",
+        handler: cmd_loadsgf,
+    },
+    Entry {
+        name: "printsgf",
+        handler: cmd_printsgf,
     },
     Entry {
         name: "reg_genmove",
@@ -263,6 +272,7 @@ fn new_game(s: &mut Session, geometry: Geometry) {
     s.game = Game::new(geometry, s.game.rules(), s.game.komi());
     s.clock = Clock::new(s.clock.system());
     s.engine.clear();
+    s.handicap = 0;
 }
 
 /// `boardsize N` (or gtp2ogs's `boardsize W H`) → empty; clears the board,
@@ -535,6 +545,7 @@ fn place_handicap(s: &mut Session, points: &[Point]) {
     let changes: Vec<(Point, Option<Color>)> =
         points.iter().map(|&p| (p, Some(Color::Black))).collect();
     s.game.setup(&changes, Some(Color::White));
+    s.handicap = points.len() as u32;
 }
 
 fn require_empty_board(s: &Session) -> Result<(), GtpError> {
@@ -600,6 +611,56 @@ fn cmd_set_free_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
         return Err(bad());
     }
     place_handicap(s, &points);
+    empty()
+}
+
+/// `loadsgf FILE [MOVE_NUMBER]` → empty: the main line of the file's first
+/// game, replayed up to but not including move MOVE_NUMBER (B/W nodes
+/// counted from 1; the player of that move is then to move), or to its end.
+/// Setup stones (`AB`/`AW`/`AE`) are true setup: the superko history starts
+/// from them. Recorded moves are replayed as recorded even if illegal. The
+/// session's rules stay in force (the file's `RU` is not applied); `KM`
+/// sets komi when present. Any failure: `cannot load file` (the reason on
+/// stderr), the game unchanged. A file name may contain spaces.
+fn cmd_loadsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let (path, before) = match cmd.args.as_slice() {
+        [] => return Err(GtpError::syntax()),
+        [path] => (path.clone(), None),
+        [rest @ .., last] => match last.parse::<u32>() {
+            Ok(0) => return Err(GtpError::syntax()),
+            Ok(n) => (rest.join(" "), Some(n)),
+            Err(_) => (cmd.args.join(" "), None),
+        },
+    };
+    let cannot = |s: &Session, why: String| {
+        s.log(&format!("cannot load file '{path}': {why}"));
+        GtpError::new("cannot load file")
+    };
+    let bytes = std::fs::read(&path).map_err(|e| cannot(s, e.to_string()))?;
+    let rules = s.game.rules();
+    let loaded =
+        sgf::load(&bytes, 0, before, rules, s.game.komi()).map_err(|e| cannot(s, e.to_string()))?;
+    let mut game = loaded.game;
+    game.set_rules(rules);
+    s.game = game;
+    s.clock = Clock::new(s.clock.system());
+    s.engine.clear();
+    s.handicap = loaded.info.handicap;
+    empty()
+}
+
+/// `printsgf [FILE]` → the game as SGF (setup, then the moves since the last
+/// setup; no blank lines), or written to FILE with an empty response.
+fn cmd_printsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let record = sgf::write_game(&s.game, s.handicap, None);
+    if cmd.args.is_empty() {
+        return text(record);
+    }
+    let path = cmd.args.join(" ");
+    std::fs::write(&path, record).map_err(|e| {
+        s.log(&format!("cannot write '{path}': {e}"));
+        GtpError::new("cannot save file")
+    })?;
     empty()
 }
 

@@ -103,6 +103,8 @@ pub struct Session {
     /// Lines that arrived while a worker ran and were not for it.
     pending: VecDeque<Event>,
     quit: bool,
+    /// Handicap stones of the current game, for `printsgf`'s `HA`.
+    handicap: u32,
 }
 
 /// Runs GTP on stdin/stdout until `quit` or end of input.
@@ -192,6 +194,7 @@ impl Session {
             sender,
             pending: VecDeque::new(),
             quit: false,
+            handicap: 0,
         }
     }
 

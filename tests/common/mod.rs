@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -23,8 +24,15 @@ pub struct Engine {
 impl Engine {
     /// `tengen ARGS…` with `--quiet` off, so stderr can be inspected.
     pub fn spawn(args: &[&str]) -> Engine {
+        Engine::spawn_in(Path::new("."), args)
+    }
+
+    /// `tengen ARGS…` running in directory `dir` (relative file names of
+    /// `loadsgf`/`printsgf` resolve there).
+    pub fn spawn_in(dir: &Path, args: &[&str]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
             .args(args)
+            .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -128,6 +128,8 @@ fn lz_analyze_interrupted_by_protocol_version() {
             );
             assert!(v.pv.iter().all(|m| is_vertex(m, 9)));
             assert_eq!(v.score_lead, None);
+            // RandomEngine's reports: 0.5 sent as 5000, read back as 50 %.
+            assert_eq!(v.winrate, 50.0);
         }
     }
     interrupt(&mut e, "protocol_version");
@@ -155,6 +157,7 @@ fn kata_analyze_with_ownership_and_root_info() {
         let vars = sabaki_parse(infos, true);
         assert_eq!(vars.len(), 1, "maxmoves 1");
         assert!(vars[0].score_lead.is_some());
+        assert_eq!(vars[0].winrate, 50.0, "0.500000 read as a float");
     }
     // Any line stops analysis, even an empty one (which gets no response).
     interrupt(&mut e, "");

@@ -1,22 +1,27 @@
 //! The command table: one entry per GTP command, which drives dispatch,
 //! `list_commands` and `known_command` alike, and the handlers.
 //!
-//! Each handler checks its arguments, makes one call into the game, the clock
-//! or the engine, and formats the result. Handlers are named after the wire
-//! command (`cmd_play` for `play`) and documented where they are defined.
+//! The handlers of the commands that set the game up (clock, rules, handicap,
+//! SGF) are in [`super::setup`]. Each handler checks its arguments, makes one
+//! call into the game, the clock or the engine, and formats the result.
+//! Handlers are named after the wire command (`cmd_play` for `play`) and
+//! documented where they are defined.
 
 use super::analysis::{AnalyzeArgs, Flavor};
 use super::protocol::{self, Command, GtpError};
+use super::setup::{
+    cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rules,
+    cmd_kata_time_settings, cmd_kgs_rules, cmd_kgs_time_settings, cmd_loadsgf,
+    cmd_place_free_handicap, cmd_printsgf, cmd_set_free_handicap, cmd_time_left, cmd_time_settings,
+};
 use super::vertex::{self, format_move, format_point, parse_move};
 use super::{color_arg, Reply, Session};
 use crate::board::{Color, Geometry, Move, Point, Stone};
 use crate::engine::Decision;
 use crate::game::Game;
-use crate::handicap;
-use crate::rules::{KoRule, Preset, Rules, Scoring};
+use crate::rules::Scoring;
 use crate::score::GameResult;
-use crate::sgf;
-use crate::time::{Clock, TimeSystem, KATA_TIME_SYSTEMS};
+use crate::time::Clock;
 use std::time::Duration;
 
 type Handler = fn(&mut Session, &Command) -> Result<Reply, GtpError>;
@@ -197,16 +202,16 @@ pub fn find(name: &str) -> Option<&'static Entry> {
     COMMANDS.iter().find(|e| e.name == name)
 }
 
-fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
+pub(super) fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
     Ok(Reply::Text(s.into()))
 }
 
-fn empty() -> Result<Reply, GtpError> {
+pub(super) fn empty() -> Result<Reply, GtpError> {
     text("")
 }
 
 /// Fails with `syntax error` unless there are exactly `n` arguments.
-fn arity(cmd: &Command, n: usize) -> Result<(), GtpError> {
+pub(super) fn arity(cmd: &Command, n: usize) -> Result<(), GtpError> {
     if cmd.args.len() == n {
         Ok(())
     } else {
@@ -214,13 +219,13 @@ fn arity(cmd: &Command, n: usize) -> Result<(), GtpError> {
     }
 }
 
-fn number<T: std::str::FromStr>(text: &str) -> Result<T, GtpError> {
+pub(super) fn number<T: std::str::FromStr>(text: &str) -> Result<T, GtpError> {
     text.parse().map_err(|_| GtpError::syntax())
 }
 
 /// A finite, non-negative number of seconds (integers per the spec; KataGo
 /// also accepts fractions, so do we).
-fn seconds(text: &str) -> Result<f64, GtpError> {
+pub(super) fn seconds(text: &str) -> Result<f64, GtpError> {
     let v: f64 = number(text)?;
     if v.is_finite() && v >= 0.0 {
         Ok(v)
@@ -495,175 +500,6 @@ fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
     text(lines.join("\n"))
 }
 
-/// `time_settings MAIN BYO_YOMI STONES` → empty (GTP v2: `B > 0, S = 0` means
-/// no limit, `B = 0` absolute, otherwise Canadian).
-fn cmd_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 3)?;
-    let main = seconds(&cmd.args[0])?;
-    let period = seconds(&cmd.args[1])?;
-    let stones: u32 = number(&cmd.args[2])?;
-    s.clock = Clock::new(TimeSystem::from_time_settings(main, period, stones));
-    empty()
-}
-
-/// `time_left COLOR TIME STONES` → empty. TIME may be fractional or negative
-/// (counted as 0).
-fn cmd_time_left(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 3)?;
-    let color = color_arg(cmd.args.first())?;
-    let time: f64 = number(&cmd.args[1])?;
-    if !time.is_finite() {
-        return Err(GtpError::syntax());
-    }
-    let count: u32 = number(&cmd.args[2])?;
-    s.clock.time_left(color, time, count);
-    empty()
-}
-
-/// `kgs-time_settings none | absolute M | byoyomi M B P | canadian M B S` → empty.
-fn cmd_kgs_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let system = TimeSystem::parse_named(&cmd.args, false).ok_or_else(GtpError::syntax)?;
-    s.clock = Clock::new(system);
-    empty()
-}
-
-/// `kata-list_time_settings` → the systems `kata-time_settings` takes.
-fn cmd_kata_list_time_settings(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
-    text(KATA_TIME_SYSTEMS)
-}
-
-/// `kata-time_settings` → empty: the `kgs-time_settings` systems plus
-/// `fischer M INC` and `fischer-capped M INC MAINCAP MAXPERMOVE` (`-1`: no cap).
-fn cmd_kata_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let system = TimeSystem::parse_named(&cmd.args, true).ok_or_else(GtpError::syntax)?;
-    s.clock = Clock::new(system);
-    empty()
-}
-
-/// Puts handicap stones on the empty board as setup; White moves next.
-fn place_handicap(s: &mut Session, points: &[Point]) {
-    let changes: Vec<(Point, Option<Color>)> =
-        points.iter().map(|&p| (p, Some(Color::Black))).collect();
-    s.game.setup(&changes, Some(Color::White));
-    s.handicap = points.len() as u32;
-}
-
-fn require_empty_board(s: &Session) -> Result<(), GtpError> {
-    let board = s.game.board();
-    if board.num_empty() == board.geometry().area() {
-        Ok(())
-    } else {
-        Err(GtpError::new("board not empty"))
-    }
-}
-
-fn vertex_list(s: &Session, points: &[Point]) -> String {
-    let size = s.game.board().size();
-    points
-        .iter()
-        .map(|&p| format_point(p, size))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `fixed_handicap N` → the stones' vertices (GNU Go's layout, see
-/// [`handicap::fixed`]). `board not empty`, `invalid number of stones`.
-fn cmd_fixed_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 1)?;
-    let n: usize = number(&cmd.args[0])?;
-    require_empty_board(s)?;
-    let points = handicap::fixed(s.game.board().geometry(), n)
-        .ok_or_else(|| GtpError::new("invalid number of stones"))?;
-    place_handicap(s, &points);
-    text(vertex_list(s, &points))
-}
-
-/// `place_free_handicap N` → exactly N vertices chosen by tengen (2 ≤ N <
-/// size²). `board not empty`, `invalid number of stones`.
-fn cmd_place_free_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 1)?;
-    let n: usize = number(&cmd.args[0])?;
-    require_empty_board(s)?;
-    let points = handicap::free(s.game.board().geometry(), n)
-        .ok_or_else(|| GtpError::new("invalid number of stones"))?;
-    place_handicap(s, &points);
-    text(vertex_list(s, &points))
-}
-
-/// `set_free_handicap V1 V2 …` → empty: black stones chosen by the opponent.
-/// `board not empty`; `bad vertex list` for fewer than 2 or more than size²−1
-/// vertices, `pass`, repeats, off-board or malformed vertices.
-fn cmd_set_free_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    if cmd.args.is_empty() {
-        return Err(GtpError::syntax());
-    }
-    require_empty_board(s)?;
-    let geometry = s.game.board().geometry();
-    let bad = || GtpError::new("bad vertex list");
-    let mut points = Vec::with_capacity(cmd.args.len());
-    for a in &cmd.args {
-        match parse_move(a, geometry) {
-            Ok(Move::Play(p)) if !points.contains(&p) => points.push(p),
-            _ => return Err(bad()),
-        }
-    }
-    if points.len() < 2 || points.len() >= geometry.area() {
-        return Err(bad());
-    }
-    place_handicap(s, &points);
-    empty()
-}
-
-/// `loadsgf FILE [MOVE_NUMBER]` → empty: the main line of the file's first
-/// game, replayed up to but not including move MOVE_NUMBER (B/W nodes
-/// counted from 1; the player of that move is then to move), or to its end.
-/// Setup stones (`AB`/`AW`/`AE`) are true setup: the superko history starts
-/// from them. Recorded moves are replayed as recorded even if illegal. The
-/// session's rules stay in force (the file's `RU` is not applied); `KM`
-/// sets komi when present. Any failure: `cannot load file` (the reason on
-/// stderr), the game unchanged. A file name may contain spaces.
-fn cmd_loadsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let (path, before) = match cmd.args.as_slice() {
-        [] => return Err(GtpError::syntax()),
-        [path] => (path.clone(), None),
-        [rest @ .., last] => match last.parse::<u32>() {
-            Ok(0) => return Err(GtpError::syntax()),
-            Ok(n) => (rest.join(" "), Some(n)),
-            Err(_) => (cmd.args.join(" "), None),
-        },
-    };
-    let cannot = |s: &Session, why: String| {
-        s.log(&format!("cannot load file '{path}': {why}"));
-        GtpError::new("cannot load file")
-    };
-    let bytes = std::fs::read(&path).map_err(|e| cannot(s, e.to_string()))?;
-    let rules = s.game.rules();
-    let loaded =
-        sgf::load(&bytes, 0, before, rules, s.game.komi()).map_err(|e| cannot(s, e.to_string()))?;
-    let mut game = loaded.game;
-    game.set_rules(rules);
-    s.game = game;
-    s.clock = Clock::new(s.clock.system());
-    s.engine.clear();
-    s.handicap = loaded.info.handicap;
-    empty()
-}
-
-/// `printsgf [FILE]` → the game as SGF (setup, then the moves since the last
-/// setup; no blank lines), or written to FILE with an empty response.
-fn cmd_printsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let record = sgf::write_game(&s.game, s.handicap, None);
-    if cmd.args.is_empty() {
-        return text(record);
-    }
-    let path = cmd.args.join(" ");
-    std::fs::write(&path, record).map_err(|e| {
-        s.log(&format!("cannot write '{path}': {e}"));
-        GtpError::new("cannot save file")
-    })?;
-    empty()
-}
-
 /// `cputime` → seconds of processor time used by tengen, e.g. `12.530`.
 fn cmd_cputime(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     text(format!("{:.3}", cpu_seconds()))
@@ -689,104 +525,9 @@ fn cpu_seconds() -> f64 {
     from_proc.unwrap_or_else(|| start.elapsed().as_secs_f64())
 }
 
-/// Replaces the rules (komi is kept); the superko history is re-read.
-fn set_rules(s: &mut Session, rules: Rules) {
-    s.game.set_rules(rules);
-}
-
-/// `kgs-rules japanese|chinese|aga|new_zealand` → empty. Maps to tengen's
-/// presets: Chinese as KGS plays it (positional superko), Japanese (simple ko,
-/// territory), AGA (situational superko), New Zealand (situational, suicide).
-/// Komi is kept. Anything else: `unknown rules`.
-fn cmd_kgs_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 1)?;
-    let preset = match cmd.args[0].to_ascii_lowercase().as_str() {
-        "japanese" => Preset::Japanese,
-        "chinese" => Preset::Chinese,
-        "aga" => Preset::Aga,
-        "new_zealand" | "newzealand" | "new-zealand" => Preset::NewZealand,
-        _ => return Err(GtpError::new("unknown rules")),
-    };
-    set_rules(s, preset.rules());
-    empty()
-}
-
 /// `kgs-game_over` → empty. The game may only be adjourned, so nothing is reset.
 fn cmd_kgs_game_over(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     s.log("game over (state kept)");
-    empty()
-}
-
-fn ko_json(ko: KoRule) -> &'static str {
-    match ko {
-        KoRule::Simple => "SIMPLE",
-        KoRule::Positional => "POSITIONAL",
-        KoRule::Situational => "SITUATIONAL",
-        KoRule::NaturalSituational => "NATURAL-SITUATIONAL",
-    }
-}
-
-/// `kata-get-rules` → the rules as KataGo's JSON, e.g.
-/// `{"ko":"POSITIONAL","scoring":"AREA","suicide":false}`.
-fn cmd_kata_get_rules(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
-    let r = s.game.rules();
-    text(format!(
-        "{{\"ko\":\"{}\",\"scoring\":\"{}\",\"suicide\":{}}}",
-        ko_json(r.ko),
-        match r.scoring {
-            Scoring::Area => "AREA",
-            Scoring::Territory => "TERRITORY",
-        },
-        r.suicide_allowed
-    ))
-}
-
-/// Reads KataGo's flat JSON rules: keys `ko`/`koRule`, `scoring`/`scoringRule`,
-/// `suicide`/`multiStoneSuicideLegal`; other keys (tax, button, handicap
-/// bonus) are accepted and ignored. Keys not given keep their current value.
-fn parse_rules_json(json: &str, mut rules: Rules) -> Option<Rules> {
-    let body = json.trim().strip_prefix('{')?.strip_suffix('}')?;
-    for pair in body.split(',').filter(|p| !p.trim().is_empty()) {
-        let (key, value) = pair.split_once(':')?;
-        let key = key.trim().trim_matches('"');
-        let value = value.trim().trim_matches('"');
-        match key {
-            "ko" | "koRule" => {
-                rules.ko = match value.to_ascii_uppercase().as_str() {
-                    "SPIGHT" => KoRule::Simple,
-                    v => v.parse().ok()?,
-                }
-            }
-            "scoring" | "scoringRule" => {
-                rules.scoring = match value.to_ascii_uppercase().as_str() {
-                    "AREA" => Scoring::Area,
-                    "TERRITORY" => Scoring::Territory,
-                    _ => return None,
-                }
-            }
-            "suicide" | "multiStoneSuicideLegal" => rules.suicide_allowed = value.parse().ok()?,
-            _ => {}
-        }
-    }
-    Some(rules)
-}
-
-/// `kata-set-rules RULES` → empty. RULES is a shorthand (`chinese`,
-/// `japanese`, `korean`, `aga`, `bga`, `new-zealand`, `tromp-taylor`,
-/// `chinese-ogs`, `chinese-kgs`, … as tengen's presets read them; note that
-/// tengen's `chinese` is positional superko) or KataGo's JSON. Komi is kept.
-fn cmd_kata_set_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let arg = cmd.args.join(" ");
-    if arg.is_empty() {
-        return Err(GtpError::syntax());
-    }
-    let rules = if arg.trim_start().starts_with('{') {
-        parse_rules_json(&arg, s.game.rules())
-    } else {
-        Preset::from_name(&arg).map(Preset::rules)
-    }
-    .ok_or_else(|| GtpError::new("unknown rules"))?;
-    set_rules(s, rules);
     empty()
 }
 

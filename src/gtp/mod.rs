@@ -1,7 +1,7 @@
 //! The GTP v2 engine front end: a session that owns the [`Game`], the clock and
 //! an [`Engine`], reads commands on its own stdin thread and writes responses.
 //!
-//! Threads: a reader thread turns every input line into an [`Event`]; the
+//! Threads: a reader thread turns every input line into an `Event`; the
 //! session handles commands one at a time in order. Thinking (`genmove` and its
 //! variants, analysis) runs on a worker thread while the session keeps
 //! watching the input:
@@ -15,12 +15,14 @@
 //! [`protocol`]); diagnostics go to stderr, never to stdout.
 //!
 //! Layout: [`protocol`] (framing, no Go), [`vertex`] (text ↔ points),
-//! [`commands`] (the command table and handlers), [`analysis`] (analysis
-//! output formats).
+//! [`commands`] (the command table and the handlers of play), [`setup`]
+//! (clock, rules, handicap and SGF commands), [`analysis`] (analysis output
+//! formats).
 
 pub mod analysis;
 pub mod commands;
 pub mod protocol;
+pub mod setup;
 pub mod vertex;
 
 use crate::board::{Color, Geometry, Move};
@@ -304,7 +306,11 @@ impl Session {
                         StopOn::CommentLine => pending.push_back(Event::Line(raw)),
                     },
                     Event::Eof => {
-                        stop.store(true, Ordering::Relaxed);
+                        // The end of input ends an analysis; a genmove still
+                        // gets its full time (`echo genmove b | tengen`).
+                        if stop_on == StopOn::AnyLine {
+                            stop.store(true, Ordering::Relaxed);
+                        }
                         pending.push_back(Event::Eof);
                     }
                 }

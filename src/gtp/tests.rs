@@ -253,3 +253,33 @@ fn an_analysis_queued_behind_genmove_is_stopped_by_the_line_after_it() {
         live.text()
     );
 }
+
+#[test]
+fn end_of_input_does_not_cut_a_genmove_short() {
+    let (tx, rx) = mpsc::channel();
+    let out = Shared::default();
+    let stopped = Arc::new(AtomicBool::new(false));
+    let engine = SlowEngine {
+        think: Duration::from_millis(200),
+        stopped: stopped.clone(),
+    };
+    tx.send(b"boardsize 3\ngenmove w\n".to_vec()).unwrap();
+    drop(tx);
+    let input = io::BufReader::new(ChannelInput {
+        rx,
+        buf: Vec::new(),
+        pos: 0,
+    });
+    serve(
+        input,
+        Box::new(out.clone()),
+        Options::default(),
+        Box::new(engine),
+    )
+    .unwrap();
+    assert!(!stopped.load(Ordering::Relaxed));
+    assert_eq!(
+        String::from_utf8(out.0.lock().unwrap().clone()).unwrap(),
+        "= \n\n= A3\n\n"
+    );
+}

@@ -18,7 +18,7 @@
 //! - `hash`: XOR of [`zobrist::stone_key`] over all stones; never recomputed from
 //!   scratch outside debug checks and tests.
 //!
-//! The struct is plain data (`Clone`, no heap): about 11.4 KB whatever the board
+//! The struct is plain data (`Clone`, no heap): 12,208 bytes whatever the board
 //! size, so a playout copies it with one `memcpy`.
 
 pub mod point;

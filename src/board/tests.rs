@@ -28,3 +28,9 @@ fn capture_merge_and_liberties() {
     assert_eq!(b.captures(Color::Black), 1);
     b.assert_consistent();
 }
+
+#[test]
+fn board_is_small_plain_data() {
+    // Stated in the module documentation; a playout copies the whole struct.
+    assert_eq!(std::mem::size_of::<Board>(), 12_208);
+}

@@ -30,6 +30,7 @@ pub mod config;
 pub mod engine;
 pub mod game;
 pub mod history;
+pub mod patterns;
 pub mod playout;
 pub mod rules;
 pub mod score;

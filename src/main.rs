@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Duration;
+use tengen::playout::Policy;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -17,7 +18,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Speed figures, single-threaded: light playouts per second on 19x19 and 9x9.
+    /// Speed figures, single-threaded: light and heavy playouts per second on 19x19 and 9x9.
     Bench {
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5)]
@@ -40,11 +41,13 @@ fn main() -> ExitCode {
             seed,
         }) => {
             let round = Duration::from_secs_f64(seconds.max(0.01));
-            for size in [19, 9] {
-                println!(
-                    "{}",
-                    tengen::bench::light_playouts(size, rounds, round, seed)
-                );
+            for policy in [Policy::Light, Policy::Heavy] {
+                for size in [19, 9] {
+                    println!(
+                        "{}",
+                        tengen::bench::playouts(size, policy, rounds, round, seed)
+                    );
+                }
             }
             ExitCode::SUCCESS
         }

@@ -201,7 +201,7 @@ impl Board {
 
     /// Up to `max` distinct liberties of the chain through the stone `p`.
     /// Costs a walk of the chain (stops once `max` are found).
-    pub fn liberty_points(&self, p: Point, max: usize) -> SmallVec<[Point; 4]> {
+    pub fn liberty_points(&self, p: Point, max: usize) -> SmallVec<[Point; 8]> {
         let mut found = SmallVec::new();
         let want = self.liberties(p).min(max);
         if want == 0 {
@@ -218,6 +218,51 @@ impl Board {
             }
         }
         found
+    }
+
+    /// Liberties the chain of a new `color` stone on the empty point `p` would
+    /// have, counted up to `cap` (the answer is `min(true count, cap)` when no
+    /// capture happens). Stones that the move captures count as liberties only
+    /// where they touch `p`, so with captures the figure can be low but is never
+    /// above the truth. Costs walks of the adjacent friendly chains, stopping
+    /// early at `cap`.
+    pub fn liberties_after(&self, p: Point, color: Color, cap: usize) -> usize {
+        let mut libs: SmallVec<[Point; 8]> = SmallVec::new();
+        for n in p.neighbors() {
+            match self.cells[n.index()] {
+                Stone::Empty => {
+                    if !libs.contains(&n) {
+                        libs.push(n);
+                    }
+                }
+                Stone::Border => {}
+                s if s == color.stone() => {
+                    for l in self.liberty_points(n, cap + 1) {
+                        if l != p && !libs.contains(&l) {
+                            libs.push(l);
+                        }
+                    }
+                }
+                _ => {
+                    // An opponent chain in atari is captured: its stone on n frees n.
+                    if self.libs[self.head[n.index()] as usize] == 1 && !libs.contains(&n) {
+                        libs.push(n);
+                    }
+                }
+            }
+            if libs.len() >= cap {
+                return cap;
+            }
+        }
+        libs.len()
+    }
+
+    /// Whether `color` playing the empty point `p` would put a chain of two or
+    /// more stones into atari (a self-atari worth refusing; a lone stone in
+    /// atari can be a useful throw-in).
+    #[inline]
+    pub fn is_group_self_atari(&self, p: Point, color: Color) -> bool {
+        self.nbrs[p.index()][color as usize] > 0 && self.liberties_after(p, color, 2) < 2
     }
 
     /// The single liberty of a chain in atari, else `None`.

@@ -115,8 +115,11 @@ fn accepts(t: u8, cell: Stone, x: Stone) -> bool {
     }
 }
 
-/// The eight symmetries of a 3×3 grid, as maps from (row, col) to (row, col).
-fn symmetries() -> [fn(usize, usize) -> (usize, usize); 8] {
+/// A map from a 3×3 grid cell (row, col) to another.
+type Symmetry = fn(usize, usize) -> (usize, usize);
+
+/// The eight symmetries of a 3×3 grid.
+fn symmetries() -> [Symmetry; 8] {
     [
         |r, c| (r, c),
         |r, c| (c, 2 - r),

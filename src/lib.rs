@@ -34,6 +34,7 @@ pub mod patterns;
 pub mod playout;
 pub mod rules;
 pub mod score;
+pub mod tactics;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};
 pub use game::{Game, IllegalMove, Turn};

@@ -284,7 +284,7 @@ impl Reader {
         ply: usize,
     ) -> Moves {
         let mut generated = Moves::new();
-        let mut add = |moves: &mut Moves, p: Point| {
+        let add = |moves: &mut Moves, p: Point| {
             if board.at(p) == Stone::Empty && !moves.contains(&p) {
                 moves.push(p);
             }

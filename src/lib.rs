@@ -32,6 +32,7 @@ pub mod game;
 pub mod history;
 pub mod patterns;
 pub mod playout;
+pub mod priors;
 pub mod rules;
 pub mod score;
 pub mod tactics;

@@ -3,17 +3,21 @@
 //! Module graph (dependencies point one way only):
 //!
 //! ```text
-//! board (point, zobrist)   rules
-//!        \                  /
-//!         history ---------'
-//!            \
-//!             game ── score
-//!               \
-//!                playout ── bench
+//! board (point, zobrist)      rules
+//!    |  \                      |
+//!    |   patterns, tactics     history
+//!    |        \                 |
+//!    |         priors          game ── score
+//!    |                          |
+//!  playout ─────────────── engine (the move-chooser contract)
+//!    |                          |
+//!  bench                    config (CLI rule flags)
 //! ```
 //!
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
-//! keys; `game` uses all three; everything above builds on `game`.
+//! keys; `game` uses all three; `playout`, `patterns`, `tactics` and `priors`
+//! work on a bare `Board`; everything that talks to the outside builds on `game`
+//! and `engine`.
 //!
 //! ```
 //! use tengen::{Color, Game, Geometry, Move, Rules};

@@ -1,14 +1,16 @@
 //! 3×3 patterns around a candidate move, for heavy playouts and priors.
 //!
-//! A point's neighbourhood is a 16-bit code: 2 bits for each of the eight
-//! surrounding cells (empty, black, white, border) in the fixed order N, NE, E,
-//! SE, S, SW, W, NW. A table indexed by the code says whether the move in the
-//! centre matches one of the hand-written "good shape" templates below (the
+//! A point's neighbourhood is a 16-bit code that the board keeps up to date
+//! incrementally: 2 bits for each of the eight surrounding cells (black,
+//! white, empty, border) in the fixed order N, NE, E, SE, S, SW, W, NW. A
+//! table indexed by the code says whether the move in the centre matches one of the hand-written "good shape" templates below (the
 //! hane, cut and edge patterns of MoGo, Gelly et al. 2006, as Pachi also uses
 //! them). The table is built once from the templates under all eight board
 //! symmetries and both colour assignments, so a lookup is one shift and mask.
 
-use crate::board::{Board, Point, Stone, STRIDE};
+#[cfg(doc)]
+use crate::board::RING;
+use crate::board::{Board, Point, Stone};
 use std::sync::OnceLock;
 
 /// The 3×3 templates. Rows top to bottom, the centre is the candidate move.
@@ -44,19 +46,7 @@ const TEMPLATES: &[[&str; 3]] = &[
     ["?OX", "X.O", "###"],
 ];
 
-/// Neighbour offsets in code order: N, NE, E, SE, S, SW, W, NW.
-const OFFSETS: [isize; 8] = [
-    -(STRIDE as isize),
-    -(STRIDE as isize) + 1,
-    1,
-    STRIDE as isize + 1,
-    STRIDE as isize,
-    STRIDE as isize - 1,
-    -1,
-    -(STRIDE as isize) - 1,
-];
-
-/// Template cell (row, column) for each code position, matching `OFFSETS`.
+/// Template cell (row, column) for each code position, matching [`RING`].
 const CELLS: [(usize, usize); 8] = [
     (0, 1),
     (0, 2),
@@ -68,15 +58,10 @@ const CELLS: [(usize, usize); 8] = [
     (0, 0),
 ];
 
-/// The 3×3 code of `p`'s neighbourhood.
+/// The 3×3 code of `p`'s neighbourhood (kept by the board incrementally).
 #[inline]
 pub fn code(board: &Board, p: Point) -> u16 {
-    let mut c = 0u16;
-    for (k, off) in OFFSETS.iter().enumerate() {
-        let q = Point::from_index((p.index() as isize + off) as usize);
-        c |= (board.at(q) as u16 & 3) << (2 * k);
-    }
-    c
+    board.pattern_code(p)
 }
 
 /// Whether the move at the centre of the neighbourhood `code` matches a template.

@@ -15,16 +15,19 @@
 //!   border, for O(1) eye and suicide tests;
 //! - `empties`/`empty_at`: the empty points as a list with an index map, for O(1)
 //!   random move choice and removal;
+//! - `pattern[p]`: the 3×3 code of `p`'s neighbourhood (2 bits per surrounding
+//!   cell in [`point::RING`] order, the [`Stone`] value), updated by XOR when a
+//!   stone is added or removed, for O(1) pattern lookups ([`crate::patterns`]);
 //! - `hash`: XOR of [`zobrist::stone_key`] over all stones; never recomputed from
 //!   scratch outside debug checks and tests.
 //!
-//! The struct is plain data (`Clone`, no heap): 12,208 bytes whatever the board
+//! The struct is plain data (`Clone`, no heap): 13,672 bytes whatever the board
 //! size, so a playout copies it with one `memcpy`.
 
 pub mod point;
 pub mod zobrist;
 
-pub use point::{Color, Geometry, Move, Point, Stone, CELLS, MAX_POINTS, MAX_SIZE, STRIDE};
+pub use point::{Color, Geometry, Move, Point, Stone, CELLS, MAX_POINTS, MAX_SIZE, RING, STRIDE};
 
 use smallvec::SmallVec;
 
@@ -51,6 +54,8 @@ pub struct Board {
     size: [u16; CELLS],
     /// `nbrs[p][stone as usize]`: neighbours of each kind.
     nbrs: [[u8; 4]; CELLS],
+    /// 3×3 neighbourhood code of each cell (meaningful on the board).
+    pattern: [u16; CELLS],
     empties: [u16; MAX_POINTS],
     empty_at: [u16; CELLS],
     num_empty: u16,
@@ -73,6 +78,7 @@ impl Board {
             libs: [0; CELLS],
             size: [0; CELLS],
             nbrs: [[0; 4]; CELLS],
+            pattern: [0; CELLS],
             empties: [0; MAX_POINTS],
             empty_at: [0; CELLS],
             num_empty: 0,
@@ -91,8 +97,34 @@ impl Board {
             for n in p.neighbors() {
                 b.nbrs[p.index()][b.cells[n.index()] as usize] += 1;
             }
+            b.pattern[p.index()] = b.pattern_from_scratch(p);
         }
         b
+    }
+
+    /// The 3×3 code of `p`'s neighbourhood: 2 bits per surrounding cell in
+    /// [`RING`] order, each the [`Stone`] value there.
+    #[inline]
+    pub fn pattern_code(&self, p: Point) -> u16 {
+        self.pattern[p.index()]
+    }
+
+    fn pattern_from_scratch(&self, p: Point) -> u16 {
+        RING.iter().enumerate().fold(0, |code, (k, off)| {
+            let q = (p.index() as isize + off) as usize;
+            code | (self.cells[q] as u16) << (2 * k)
+        })
+    }
+
+    /// Updates the codes around `p` after its contents changed by `delta`
+    /// (old stone value XOR new stone value).
+    #[inline]
+    fn update_patterns(&mut self, p: Point, delta: u16) {
+        for (k, off) in RING.iter().enumerate() {
+            // p sits at ring position k of the cell p - off.
+            let r = (p.index() as isize - off) as usize;
+            self.pattern[r] ^= delta << (2 * k);
+        }
     }
 
     /// The board's geometry.
@@ -519,6 +551,7 @@ impl Board {
     fn add_stone(&mut self, p: Point, color: Color) {
         let i = p.index();
         self.cells[i] = color.stone();
+        self.update_patterns(p, Stone::Empty as u16 ^ color as u16);
         self.hash ^= zobrist::stone_key(color, p);
         for n in p.neighbors() {
             // Border cells' counts are never read: wrapping keeps this branch-free.
@@ -538,6 +571,7 @@ impl Board {
     fn remove_stone(&mut self, p: Point, color: Color) {
         let i = p.index();
         self.cells[i] = Stone::Empty;
+        self.update_patterns(p, Stone::Empty as u16 ^ color as u16);
         self.hash ^= zobrist::stone_key(color, p);
         for n in p.neighbors() {
             let c = &mut self.nbrs[n.index()];
@@ -636,6 +670,11 @@ impl Board {
                 counts[self.cells[n.index()] as usize] += 1;
             }
             assert_eq!(self.nbrs[i], counts, "neighbour counts at {p:?}");
+            assert_eq!(
+                self.pattern[i],
+                self.pattern_from_scratch(p),
+                "3x3 code at {p:?}"
+            );
             match self.cells[i] {
                 Stone::Empty => {
                     empties += 1;

@@ -40,6 +40,7 @@ pub mod priors;
 pub mod rules;
 pub mod score;
 pub mod tactics;
+pub mod sgf;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};
 pub use game::{Game, IllegalMove, Turn};

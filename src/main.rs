@@ -30,6 +30,30 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Replay SGF games and report every illegal move (ko, superko, suicide,
+    /// occupied point). Exit status: 0 all legal, 1 violations, 2 unreadable files.
+    Check {
+        /// SGF files, or directories searched recursively for `.sgf` files.
+        #[arg(required = true)]
+        paths: Vec<std::path::PathBuf>,
+        /// Rules: `--rules` replaces each game's RU (default: RU, else chinese);
+        /// `--ko` and `--suicide` override either.
+        #[command(flatten)]
+        rules: tengen::config::RuleArgs,
+        /// One JSON object per line instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print only errors and the summary.
+        #[arg(long)]
+        quiet: bool,
+        /// Replay every variation too, not only the main line (violations off
+        /// the main line name their variation, numbered from 2 in file order).
+        #[arg(long)]
+        variations: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -50,6 +74,37 @@ fn main() -> ExitCode {
                 }
             }
             ExitCode::SUCCESS
+        }
+        Some(Command::Check {
+            paths,
+            rules,
+            json,
+            quiet,
+            variations,
+            threads,
+        }) => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            let options = tengen::sgf::batch::BatchOptions {
+                json,
+                quiet,
+                threads,
+                lines: if variations {
+                    tengen::sgf::check::Lines::AllVariations
+                } else {
+                    tengen::sgf::check::Lines::MainLine
+                },
+            };
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            match tengen::sgf::batch::run(&paths, &rules, options, &mut out) {
+                Ok(summary) => ExitCode::from(summary.exit_code()),
+                Err(e) => {
+                    eprintln!("tengen check: cannot write the report: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         None => {
             eprintln!("tengen: the GTP engine is not built yet; try `tengen bench`");

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use tengen::config::RuleArgs;
 use tengen::engine::{Limits, RandomEngine};
+use tengen::playout::Policy;
 use tengen::rules::Preset;
 
 #[derive(Parser, Debug)]
@@ -57,7 +58,7 @@ struct EngineArgs {
 enum Command {
     /// Speak GTP version 2 on stdin/stdout (the default).
     Gtp(EngineArgs),
-    /// Speed figures, single-threaded: light playouts per second on 19x19 and 9x9.
+    /// Speed figures, single-threaded: light and heavy playouts per second on 19x19 and 9x9.
     Bench {
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5)]
@@ -135,11 +136,13 @@ fn main() -> ExitCode {
             seed,
         }) => {
             let round = Duration::from_secs_f64(seconds.max(0.01));
-            for size in [19, 9] {
-                println!(
-                    "{}",
-                    tengen::bench::light_playouts(size, rounds, round, seed)
-                );
+            for policy in [Policy::Light, Policy::Heavy] {
+                for size in [19, 9] {
+                    println!(
+                        "{}",
+                        tengen::bench::playouts(size, policy, rounds, round, seed)
+                    );
+                }
             }
             ExitCode::SUCCESS
         }

@@ -176,6 +176,8 @@ fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, size
             );
         }
         Flavor::Kata => {
+            // tengen has no utility or separate score mean: `utility` is the
+            // win rate mapped to -1..1 and `scoreMean` repeats `scoreLead`.
             let _ = write!(
                 out,
                 " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreLead {:.6} prior {:.6} lcb {:.6}",

@@ -224,11 +224,16 @@ fn analysis_stops_at_any_line_and_streams_at_the_interval() {
     let live = Live::start(Duration::from_millis(10));
     live.send("boardsize 5\n");
     live.wait_for("= \n\n");
+    let start = Instant::now();
     live.send("lz-analyze b 5\n");
     std::thread::sleep(Duration::from_millis(300));
     let streamed = live.text();
-    let infos = streamed.matches("info move").count();
-    assert!((2..=8).contains(&infos), "{infos} lines in 300 ms at 50 ms");
+    let most = start.elapsed().as_millis() / 50 + 2;
+    let infos = streamed.matches("info move").count() as u128;
+    assert!(
+        (2..=most).contains(&infos),
+        "{infos} lines at 50 ms intervals, at most {most}"
+    );
     live.send("\n");
     live.wait_for("\n\n");
     live.send("name\n");

@@ -33,6 +33,7 @@ pub mod history;
 pub mod playout;
 pub mod rules;
 pub mod score;
+pub mod search;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};
 pub use game::{Game, IllegalMove, Turn};

@@ -17,7 +17,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Speed figures, single-threaded: light playouts per second on 19x19 and 9x9.
+    /// Speed figures, single-threaded: light playouts per second on 19x19 and 9x9,
+    /// raw and inside the search.
     Bench {
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5)]
@@ -45,6 +46,9 @@ fn main() -> ExitCode {
                     "{}",
                     tengen::bench::light_playouts(size, rounds, round, seed)
                 );
+            }
+            for size in [19, 9] {
+                println!("{}", tengen::bench::search_speed(size, rounds, round, seed));
             }
             ExitCode::SUCCESS
         }

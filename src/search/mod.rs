@@ -216,10 +216,13 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
             let mut worker = Worker::new(policy.clone(), seed, &root_ref.board);
             let mut last_report = Instant::now();
             let mut iterations = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            // At least one simulation, so that even an immediate stop has a move.
+            loop {
                 worker.simulate(tree, root_ref, cfg);
                 iterations += 1;
-                if Self::should_stop(tree, root_ref, rule, start, iterations) {
+                if stop.load(Ordering::Relaxed)
+                    || Self::should_stop(tree, root_ref, rule, start, iterations)
+                {
                     break;
                 }
                 if last_report.elapsed() >= interval {
@@ -408,7 +411,7 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
             && !options.cleanup
             && self.config.resign_threshold > 0.0
             && game.move_number() >= area / 2
-            && best.visits >= 100
+            && report.visits >= 64
             && best.winrate < self.config.resign_threshold
         {
             return Decision::Resign;

@@ -63,10 +63,13 @@ pub struct Root<'a> {
     pub legal: Vec<bool>,
     pub max_depth: usize,
     pub max_playout_moves: u32,
+    /// Visits a leaf needs before it is expanded.
+    pub expand_after: u32,
 }
 
 impl<'a> Root<'a> {
-    pub fn new(game: &'a Game, color: Color, transpositions: bool) -> Root<'a> {
+    pub fn new(game: &'a Game, color: Color, cfg: &SearchConfig) -> Root<'a> {
+        let transpositions = cfg.transpositions;
         let board = game.board().clone();
         let keys = KeyState::of_game(game);
         let superko = game.rules().ko != KoRule::Simple;
@@ -80,7 +83,13 @@ impl<'a> Root<'a> {
             legal[p.index()] = game.is_legal(color, Move::Play(p));
         }
         let area = board.geometry().area();
+        let expand_after = if cfg.expand_after > 0 {
+            cfg.expand_after
+        } else {
+            (area as u32 / 40).max(2)
+        };
         Root {
+            expand_after,
             key: keys.key(&board, color, mode),
             max_playout_moves: default_max_moves(&board),
             board,
@@ -218,7 +227,7 @@ impl<P: PlayoutPolicy> Worker<P> {
             }
             let node = *t.table.node(slot);
             if !node.is_expanded()
-                && (depth == 0 || node.visits() >= cfg.expand_after)
+                && (depth == 0 || node.visits() >= root.expand_after)
                 && !self.expand(&mut t.table, slot, color, &keys, root, cfg, depth == 0)
             {
                 return Leaf::Playout(Some(slot));
@@ -339,8 +348,12 @@ impl<P: PlayoutPolicy> Worker<P> {
     ) -> Option<usize> {
         let node = table.node(slot);
         let edges = table.edges(slot);
-        let parent_n = node.visits() as f32 + edges.iter().map(|e| e.in_flight as f32).sum::<f32>();
-        let log_n = (parent_n + 1.0).ln();
+        let log_n = if cfg.exploration > 0.0 {
+            let in_flight: f32 = edges.iter().map(|e| e.in_flight as f32).sum();
+            (node.visits() as f32 + in_flight + 1.0).ln()
+        } else {
+            0.0
+        };
         let equiv = cfg.rave_equiv;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
@@ -363,7 +376,11 @@ impl<P: PlayoutPolicy> Worker<P> {
             } else {
                 value
             };
-            let score = blended + cfg.exploration * (log_n / (vn + 1.0)).sqrt();
+            let score = if cfg.exploration > 0.0 {
+                blended + cfg.exploration * (log_n / (vn + 1.0)).sqrt()
+            } else {
+                blended
+            };
             if score > best_score {
                 best_score = score;
                 best = Some(i);

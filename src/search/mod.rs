@@ -65,7 +65,8 @@ pub struct SearchConfig {
     pub playouts: Option<u64>,
     /// Share nodes between move orders (false: a plain tree, for comparison).
     pub transpositions: bool,
-    /// Visits a leaf needs before it is expanded.
+    /// Visits a leaf needs before it is expanded; 0 = by board size (2 up to
+    /// 9x9, about area/40 above, so 19x19 trees fit the table longer).
     pub expand_after: u32,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth.
     pub rave_equiv: f32,
@@ -85,12 +86,12 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             threads: 1,
-            tt_mb: 128,
+            tt_mb: 256,
             seed: 1,
             resign_threshold: 0.1,
             playouts: None,
             transpositions: true,
-            expand_after: 2,
+            expand_after: 0,
             rave_equiv: 3000.0,
             exploration: 0.0,
             fpu: 1.0,
@@ -164,7 +165,7 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
     /// Visits of the node holding `game`'s position with `color` to move, and
     /// its table slot; `None` if the table has no such node.
     pub fn node_of(&self, game: &Game, color: Color) -> Option<(u32, u32)> {
-        let root = Root::new(game, color, self.config.transpositions);
+        let root = Root::new(game, color, &self.config);
         let t = lock(&self.tree);
         t.table
             .find(root.key, NO_SLOT)
@@ -183,7 +184,7 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
     ) -> Report {
         let start = Instant::now();
         self.searches += 1;
-        let root = Root::new(game, color, self.config.transpositions);
+        let root = Root::new(game, color, &self.config);
         {
             let mut t = lock(&self.tree);
             t.table.new_search();

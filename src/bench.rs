@@ -96,6 +96,32 @@ pub fn search_speed(size: usize, rounds: usize, round: Duration, seed: u64) -> S
     }
 }
 
+/// How long `genmove` on the empty board of `size` takes under a time limit of
+/// `limit` (no playout limit): the time management's overrun, measured.
+pub fn time_limit_taken(size: usize, limit: Duration, seed: u64) -> Duration {
+    use crate::engine::{Engine, GenmoveOptions, Limits};
+    use crate::search::{MctsEngine, SearchConfig};
+    let geo = Geometry::new(size).expect("benchmark size in range");
+    let game = crate::Game::new(geo, crate::Rules::default(), 7.0);
+    let mut engine = MctsEngine::new(SearchConfig {
+        seed,
+        tt_mb: 64,
+        playouts: Some(u64::MAX),
+        ..SearchConfig::default()
+    });
+    let options = GenmoveOptions {
+        limits: Limits {
+            playouts: None,
+            time: Some(limit),
+        },
+        ..GenmoveOptions::default()
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let start = Instant::now();
+    let _ = engine.genmove(&game, Color::Black, &options, &stop, &mut |_| {});
+    start.elapsed()
+}
+
 /// One measured search speed.
 #[derive(Clone, Copy, Debug)]
 pub struct SearchRate {

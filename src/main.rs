@@ -50,6 +50,14 @@ fn main() -> ExitCode {
             for size in [19, 9] {
                 println!("{}", tengen::bench::search_speed(size, rounds, round, seed));
             }
+            for size in [19, 9] {
+                let taken = tengen::bench::time_limit_taken(size, round, seed);
+                println!(
+                    "{size}x{size} genmove with a {:.3} s limit: took {:.3} s",
+                    round.as_secs_f64(),
+                    taken.as_secs_f64()
+                );
+            }
             ExitCode::SUCCESS
         }
         None => {

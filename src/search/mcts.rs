@@ -240,7 +240,7 @@ impl<P: PlayoutPolicy> Worker<P> {
             };
             let (_, edges) = t.table.node_and_edges_mut(slot);
             let edge = &mut edges[idx];
-            edge.in_flight += 1;
+            edge.in_flight = edge.in_flight.saturating_add(1);
             let (point, hint, edge_visits) = (edge.point, edge.child_slot, edge.visits);
             let mv = point_move(point);
             let removed = match mv {

@@ -105,7 +105,7 @@ pub struct Edge {
     /// Playouts that went through this edge (parent→child visits).
     pub visits: u32,
     /// Playouts in flight through this edge (virtual loss).
-    pub in_flight: u32,
+    pub in_flight: u16,
     /// Prior as pseudo-playouts and pseudo-wins for the mover.
     pub prior_n: f32,
     pub prior_w: f32,
@@ -131,6 +131,9 @@ impl Edge {
         }
     }
 }
+
+// Edges are most of the memory: keep them at 40 bytes.
+const _: () = assert!(std::mem::size_of::<Edge>() == 40);
 
 /// See the module documentation.
 pub struct Table {

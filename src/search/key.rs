@@ -22,6 +22,16 @@
 //! agree, so nodes with different legal moves never merge, while the common case
 //! (the same local moves in another order, no capture since) still transposes.
 //!
+//! One consequence: a node reached by two move orders (same situation, same
+//! history before the last capture) has one set of legal moves, but a capture
+//! from it starts a new history that includes the positions since the last
+//! capture, which differ between the two orders; so that edge can lead to
+//! different children depending on the path. Such edges are marked
+//! (`Edge::multi_child`) and average their own results instead of reading one
+//! child's value. Merging less (e.g. chaining the whole history) would keep
+//! edges single-child but lose most transpositions; merging more (ignoring the
+//! history) would merge nodes whose legal moves differ.
+//!
 //! With transpositions off, the key is a rolling hash of the whole move sequence
 //! since the game's start: a plain tree (that still survives between moves).
 

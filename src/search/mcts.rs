@@ -269,9 +269,15 @@ impl<P: PlayoutPolicy> Worker<P> {
                 return Leaf::Playout(None);
             };
             let (_, edges) = t.table.node_and_edges_mut(slot);
-            edges[idx].child_slot = child;
-            edges[idx].child_key = child_key;
+            let edge = &mut edges[idx];
+            if edge.child_key != 0 && edge.child_key != child_key {
+                edge.multi_child = true;
+            }
+            edge.child_slot = child;
+            edge.child_key = child_key;
+            let multi_child = edge.multi_child;
             if matches!(root.mode, KeyMode::Transpositions { .. })
+                && !multi_child
                 && t.table.node(child).visits() > edge_visits
             {
                 return Leaf::Transposition(child);
@@ -354,7 +360,7 @@ impl<P: PlayoutPolicy> Worker<P> {
         } else {
             0.0
         };
-        let equiv = cfg.rave_equiv;
+        let equiv = cfg.rave_equiv.max(1.0);
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
         for (i, e) in edges.iter().enumerate() {
@@ -446,7 +452,11 @@ impl<P: PlayoutPolicy> Worker<P> {
             let e = &mut edges[idx];
             e.in_flight = e.in_flight.saturating_sub(1);
             e.visits += 1;
-            e.child_q = q as f32;
+            if e.multi_child {
+                e.child_q += (q as f32 - e.child_q) / e.visits as f32;
+            } else {
+                e.child_q = q as f32;
+            }
             let mover = step.mover.index() as u8;
             let won = for_mover(black_result, step.mover);
             for e in edges.iter_mut() {

@@ -47,6 +47,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tt::{NO_SLOT, PASS};
 
+/// More search threads than this are not started.
+pub const MAX_THREADS: usize = 256;
+
 /// Playouts per move when neither the limits nor the configuration give any.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
@@ -204,7 +207,7 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
         let policy = &self.policy;
         let root_ref = &root;
         std::thread::scope(|scope| {
-            for i in 1..cfg.threads.max(1) {
+            for i in 1..cfg.threads.clamp(1, MAX_THREADS) {
                 let done = &done;
                 let mut worker =
                     Worker::new(policy.clone(), seed.wrapping_add(i as u64), &root_ref.board);
@@ -493,5 +496,88 @@ impl<P: PlayoutPolicy> Engine for MctsEngine<P> {
 
     fn clear(&mut self) {
         lock(&self.tree).table.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Geometry;
+    use crate::rules::{KoRule, Preset};
+
+    /// After searches (with reuse), every node satisfies the graph-search
+    /// invariants: its child statistics are the sums over its edges, and no
+    /// edge has more visits than the child it leads to.
+    fn check_graph_invariants(transpositions: bool, ko: KoRule) {
+        let mut rules = Preset::Chinese.rules();
+        rules.ko = ko;
+        let mut game = Game::new(Geometry::new(5).unwrap(), rules, 0.5);
+        // Large enough that no node is replaced (a replaced child restarts
+        // from zero visits, which these invariants do not allow for).
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 64,
+            transpositions,
+            ..SearchConfig::default()
+        });
+        let options = GenmoveOptions {
+            limits: Limits {
+                playouts: Some(3000),
+                time: None,
+            },
+            ..GenmoveOptions::default()
+        };
+        let stop = AtomicBool::new(false);
+        let mut color = Color::Black;
+        for _ in 0..6 {
+            let (d, _) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
+            let Decision::Play(mv) = d else { break };
+            game.play(color, mv).unwrap();
+            color = color.opp();
+        }
+        let t = lock(&engine.tree);
+        let (mut nodes, mut edges_checked, mut multi) = (0, 0, 0);
+        for slot in t.table.occupied() {
+            let node = t.table.node(slot);
+            let edges = t.table.edges(slot);
+            let n: u32 = edges.iter().map(|e| e.visits).sum();
+            let sum: f64 = edges
+                .iter()
+                .map(|e| e.visits as f64 * e.child_q as f64)
+                .sum();
+            assert_eq!(node.child_n, n);
+            assert!((node.child_sum - sum).abs() < 1e-6 * (1.0 + sum));
+            assert!((0.0..=1.0).contains(&node.value()));
+            for e in edges.iter().filter(|e| e.visits > 0) {
+                assert_eq!(e.in_flight, 0);
+                if e.multi_child {
+                    multi += 1;
+                    continue;
+                }
+                if let Some(c) = t.table.find(e.child_key, e.child_slot) {
+                    let child = t.table.node(c).visits();
+                    assert!(e.visits <= child, "edge {} > child {child}", e.visits);
+                    edges_checked += 1;
+                }
+            }
+            nodes += 1;
+        }
+        assert!(
+            nodes > 100 && edges_checked > 100,
+            "{nodes} nodes, {edges_checked} edges"
+        );
+        if !transpositions || ko == KoRule::Simple {
+            assert_eq!(multi, 0, "one child per edge without a history key");
+        }
+    }
+
+    #[test]
+    fn graph_invariants_hold_with_transpositions() {
+        check_graph_invariants(true, KoRule::Simple);
+        check_graph_invariants(true, KoRule::Positional);
+    }
+
+    #[test]
+    fn graph_invariants_hold_in_a_plain_tree() {
+        check_graph_invariants(false, KoRule::Situational);
     }
 }

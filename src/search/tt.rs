@@ -105,7 +105,13 @@ pub struct Edge {
     /// Playouts that went through this edge (parent→child visits).
     pub visits: u32,
     /// Playouts in flight through this edge (virtual loss).
-    pub in_flight: u16,
+    pub in_flight: u8,
+    /// The edge has led to more than one child: under superko, a capture from
+    /// a node reached by different move orders leads to positions with
+    /// different histories, hence different nodes (see [`super::key`]). Such
+    /// an edge keeps its own running mean in `child_q` instead of reading one
+    /// child's value, and never stops a descent as a transposition.
+    pub multi_child: bool,
     /// Prior as pseudo-playouts and pseudo-wins for the mover.
     pub prior_n: f32,
     pub prior_w: f32,
@@ -145,10 +151,10 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table using about `mb` megabytes (at least one bucket and a few
-    /// hundred edges).
+    /// A table using about `mb` megabytes (at least one bucket and a thousand
+    /// edges; at most 1 TB).
     pub fn new(mb: usize) -> Table {
-        let bytes = mb.max(1) << 20;
+        let bytes = mb.clamp(1, 1 << 20) << 20;
         let bucket_bytes = BUCKET * std::mem::size_of::<Node>();
         let buckets = ((bytes / 4) / bucket_bytes).max(1);
         let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
@@ -177,6 +183,11 @@ impl Table {
     /// Number of node slots.
     pub fn slot_count(&self) -> usize {
         self.slots.len()
+    }
+
+    /// The slots holding a node.
+    pub fn occupied(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.slots.len() as u32).filter(|&s| self.slots[s as usize].key != 0)
     }
 
     /// Fraction of the edge arena in use.
@@ -270,7 +281,7 @@ impl Table {
             if e.visits == 0 {
                 continue;
             }
-            if reread && e.child_key != 0 {
+            if reread && e.child_key != 0 && !e.multi_child {
                 let hint = e.child_slot as usize;
                 let child = if hint < self.slots.len() && self.slots[hint].key == e.child_key {
                     Some(&self.slots[hint])

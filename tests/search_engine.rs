@@ -232,6 +232,17 @@ fn passes_when_won_but_cleans_up_dead_stones_first() {
     };
     let (d, _) = genmove(&mut engine(4, true), &game, Color::Black, &cleanup);
     assert!(matches!(d, Decision::Play(Move::Play(_))), "{d:?}");
+    // Once the dead stone is captured, cleanup passes after White's pass.
+    let mut cleaned = game.clone();
+    let g = game.board().geometry();
+    for (x, y) in [(2, 1), (1, 0)] {
+        let p = g.point(x, y).unwrap();
+        cleaned.play(Color::Black, Move::Play(p)).unwrap();
+        cleaned.play(Color::White, Move::Pass).unwrap();
+    }
+    assert!(cleaned.board().at(g.point(2, 0).unwrap()) == tengen::Stone::Empty);
+    let (d, _) = genmove(&mut engine(4, true), &cleaned, Color::Black, &cleanup);
+    assert_eq!(d, Decision::Play(Move::Pass));
 }
 
 /// White owns the board with many eyes; Black has nothing.

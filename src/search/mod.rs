@@ -443,6 +443,8 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
             {
                 Move::Pass
             }
+            // Cleanup is over once no dead opponent stone is left.
+            Move::Play(_) if opponent_passed && options.cleanup && !dead_opponents => Move::Pass,
             mv => mv,
         };
         Decision::Play(if legal(mv) { mv } else { Move::Pass })

@@ -9,7 +9,7 @@
 //!            \
 //!             game ── score
 //!               \
-//!                playout ── bench
+//!                playout ── engine ── search ── bench
 //! ```
 //!
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's

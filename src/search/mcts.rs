@@ -38,6 +38,11 @@ pub struct Tree {
     pub playouts: u64,
     /// Simulations (playouts plus transposition stops) in this search.
     pub simulations: u64,
+    /// Visits a leaf needs before it is expanded: starts at the root's value
+    /// each search, doubles whenever the arena fills and is pruned.
+    pub expand_after: u32,
+    /// Times the arena was pruned in this search.
+    pub prunes: u32,
 }
 
 impl Tree {
@@ -47,6 +52,8 @@ impl Tree {
             ownership: OwnershipMap::default(),
             playouts: 0,
             simulations: 0,
+            expand_after: 2,
+            prunes: 0,
         }
     }
 }
@@ -227,8 +234,8 @@ impl<P: PlayoutPolicy> Worker<P> {
             }
             let node = *t.table.node(slot);
             if !node.is_expanded()
-                && (depth == 0 || node.visits() >= root.expand_after)
-                && !self.expand(&mut t.table, slot, color, &keys, root, cfg, depth == 0)
+                && (depth == 0 || node.visits() >= t.expand_after)
+                && !self.expand(t, slot, color, &keys, root, cfg, depth == 0)
             {
                 return Leaf::Playout(Some(slot));
             }
@@ -302,11 +309,13 @@ impl<P: PlayoutPolicy> Worker<P> {
     }
 
     /// Creates the edges of the leaf in `slot` (legal moves of `color` on the
-    /// path's board, with priors, and a pass). False if the arena is full.
+    /// path's board, with priors, and a pass). When the arena is full, prunes
+    /// the less visited half of the expanded nodes (never the root) and
+    /// doubles the expansion threshold first. False if it still does not fit.
     #[allow(clippy::too_many_arguments)]
     fn expand(
         &mut self,
-        table: &mut Table,
+        t: &mut Tree,
         slot: u32,
         color: Color,
         keys: &KeyState,
@@ -339,7 +348,14 @@ impl<P: PlayoutPolicy> Worker<P> {
         }
         let (n, w) = pass_prior(board, &cfg.priors);
         self.candidates.push(Edge::new(PASS, n, w));
-        table.expand(slot, &self.candidates)
+        if !t.table.has_room(self.candidates.len()) {
+            if let Some(&root_slot) = self.protect.first() {
+                t.table.prune(root_slot);
+                t.expand_after = t.expand_after.saturating_mul(2);
+                t.prunes += 1;
+            }
+        }
+        t.table.expand(slot, &self.candidates)
     }
 
     /// The edge to follow from the node in `slot`: UCT + RAVE over priors.

@@ -194,6 +194,8 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
             t.ownership.clear();
             t.playouts = 0;
             t.simulations = 0;
+            t.prunes = 0;
+            t.expand_after = root.expand_after;
             if t.table.edge_usage() > 0.5 {
                 if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
                     t.table.compact(slot);
@@ -576,6 +578,49 @@ mod tests {
     fn graph_invariants_hold_with_transpositions() {
         check_graph_invariants(true, KoRule::Simple);
         check_graph_invariants(true, KoRule::Positional);
+    }
+
+    #[test]
+    fn a_full_arena_is_pruned_and_the_search_goes_on() {
+        let game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 1,
+            ..SearchConfig::default()
+        });
+        let options = GenmoveOptions {
+            limits: Limits {
+                playouts: Some(20_000),
+                time: None,
+            },
+            ..GenmoveOptions::default()
+        };
+        let (d, report) = engine.genmove(
+            &game,
+            Color::Black,
+            &options,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        let Decision::Play(mv) = d else {
+            panic!("resigned")
+        };
+        assert!(game.is_legal(Color::Black, mv));
+        let t = lock(&engine.tree);
+        assert!(t.prunes > 0, "the 1 MB arena should have filled");
+        assert!(t.expand_after > 2);
+        assert!(t.table.edge_usage() <= 1.0);
+        assert!(
+            t.playouts > 5000 && !report.moves.is_empty(),
+            "{}",
+            t.playouts
+        );
+        let root = t
+            .table
+            .find(Root::new(&game, Color::Black, &engine.config).key, NO_SLOT);
+        assert!(
+            root.is_some_and(|r| t.table.node(r).is_expanded()),
+            "the root keeps its edges"
+        );
     }
 
     #[test]

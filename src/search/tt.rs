@@ -3,8 +3,8 @@
 //!
 //! - Memory is fixed at creation (`tt_mb`): a quarter for node slots (buckets of
 //!   [`BUCKET`] slots), the rest for edges. Nothing grows during a search; when
-//!   the edge arena is full, nodes stop being expanded (playouts go on from the
-//!   leaves).
+//!   the edge arena is full, [`Table::prune`] turns the less visited half of the
+//!   expanded nodes back into leaves (the search then expands more sparingly).
 //! - A slot stores the node's full 64-bit key as its check key; the index uses
 //!   the low bits only, so a probe compares the stored key to detect index
 //!   collisions.
@@ -190,6 +190,11 @@ impl Table {
         (0..self.slots.len() as u32).filter(|&s| self.slots[s as usize].key != 0)
     }
 
+    /// Whether the arena has room for `n` more edges.
+    pub fn has_room(&self, n: usize) -> bool {
+        self.edges.len() + n <= self.edge_capacity
+    }
+
     /// Fraction of the edge arena in use.
     pub fn edge_usage(&self) -> f64 {
         self.edges.len() as f64 / self.edge_capacity as f64
@@ -342,12 +347,50 @@ impl Table {
                 }
             }
         }
-        let mut kept: Vec<u32> = Vec::with_capacity(reachable.len());
+        self.keep_edges_of(|slot, _| reachable.contains(&slot));
+        reachable.len()
+    }
+
+    /// Frees about half the arena during a search: the expanded nodes with the
+    /// fewest visits (below the median) become leaves again, their children's
+    /// statistics folded into their own. `keep` (the root) is never pruned.
+    /// Returns the number of nodes pruned.
+    pub fn prune(&mut self, keep: u32) -> usize {
+        let mut visits: Vec<u32> = self
+            .slots
+            .iter()
+            .filter(|n| n.is_expanded())
+            .map(|n| n.visits())
+            .collect();
+        if visits.is_empty() {
+            return 0;
+        }
+        let mid = visits.len() / 2;
+        let (_, &mut median, _) = visits.select_nth_unstable(mid);
+        let before = self.edges.len();
+        let mut pruned = 0;
+        self.keep_edges_of(|slot, node| {
+            let keep_it = slot == keep || node.visits() > median;
+            pruned += !keep_it as usize;
+            keep_it
+        });
+        if self.edges.len() == before {
+            // Every node had the median count: drop all but `keep`.
+            self.keep_edges_of(|slot, _| slot == keep);
+        }
+        pruned
+    }
+
+    /// Keeps the edges of the expanded nodes `keep` accepts, sliding them down
+    /// the arena in place; every other expanded node becomes a leaf.
+    fn keep_edges_of(&mut self, mut keep: impl FnMut(u32, &Node) -> bool) {
+        let mut kept: Vec<u32> = Vec::new();
         for i in 0..self.slots.len() as u32 {
-            if !self.slots[i as usize].is_expanded() {
+            let node = &self.slots[i as usize];
+            if !node.is_expanded() {
                 continue;
             }
-            if reachable.contains(&i) {
+            if keep(i, node) {
                 kept.push(i);
             } else {
                 self.slots[i as usize].fold_children();
@@ -363,7 +406,6 @@ impl Table {
             top += len;
         }
         self.edges.truncate(top);
-        reachable.len()
     }
 }
 
@@ -407,6 +449,31 @@ mod tests {
         let s = t.find_or_insert(keys[0], NO_SLOT, &[]).unwrap();
         assert_eq!(s, old);
         assert!(t.find(keys[2], NO_SLOT).is_some());
+    }
+
+    #[test]
+    fn pruning_keeps_the_most_visited_nodes_and_the_root() {
+        let mut t = Table::new(1);
+        let mut slots = Vec::new();
+        for k in 1..=6u64 {
+            let s = t.find_or_insert(k * 977, NO_SLOT, &[]).unwrap();
+            assert!(t.expand(s, &[Edge::new(k as u16, 1.0, 0.5); 2]));
+            let (n, e) = t.node_and_edges_mut(s);
+            e[0].visits = k as u32;
+            e[0].child_q = 1.0;
+            n.own_n = 1;
+            t.refresh(s, false);
+            slots.push(s);
+        }
+        // Visits 2..=7: the median is 5; the root (least visited) stays.
+        assert_eq!(t.prune(slots[0]), 3);
+        let expanded: Vec<bool> = slots.iter().map(|&s| t.node(s).is_expanded()).collect();
+        assert_eq!(expanded, [true, false, false, false, true, true]);
+        assert_eq!(t.edges(slots[5])[0].point, 6);
+        assert_eq!(t.edges(slots[0])[0].point, 1);
+        assert_eq!(t.edge_usage() * t.edge_capacity as f64, 6.0);
+        let folded = t.node(slots[2]);
+        assert_eq!((folded.visits(), folded.value()), (4, 0.75));
     }
 
     #[test]

@@ -73,6 +73,85 @@ pub fn playouts(
     results[results.len() / 2]
 }
 
+/// Playouts per second inside the search (single thread, light playouts) on the
+/// empty board of `size`: `rounds` searches of `round` each, each with a fresh
+/// table; the median round.
+pub fn search_speed(size: usize, rounds: usize, round: Duration, seed: u64) -> SearchRate {
+    use crate::engine::{Engine, GenmoveOptions, Limits};
+    use crate::search::{MctsEngine, SearchConfig};
+    let geo = Geometry::new(size).expect("benchmark size in range");
+    let game = crate::Game::new(geo, crate::Rules::default(), 7.0);
+    let mut rates = Vec::with_capacity(rounds);
+    for r in 0..rounds.max(1) {
+        let mut engine = MctsEngine::new(SearchConfig {
+            seed: seed + r as u64,
+            tt_mb: 64,
+            ..SearchConfig::default()
+        });
+        let options = GenmoveOptions {
+            limits: Limits {
+                playouts: Some(u64::MAX),
+                time: Some(round),
+            },
+            ..GenmoveOptions::default()
+        };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let start = Instant::now();
+        let _ = engine.genmove(&game, Color::Black, &options, &stop, &mut |_| {});
+        let secs = start.elapsed().as_secs_f64();
+        rates.push(engine.last_playouts() as f64 / secs);
+    }
+    rates.sort_by(f64::total_cmp);
+    SearchRate {
+        size,
+        playouts_per_sec: rates[rates.len() / 2],
+    }
+}
+
+/// How long `genmove` on the empty board of `size` takes under a time limit of
+/// `limit` (no playout limit): the time management's overrun, measured.
+pub fn time_limit_taken(size: usize, limit: Duration, seed: u64) -> Duration {
+    use crate::engine::{Engine, GenmoveOptions, Limits};
+    use crate::search::{MctsEngine, SearchConfig};
+    let geo = Geometry::new(size).expect("benchmark size in range");
+    let game = crate::Game::new(geo, crate::Rules::default(), 7.0);
+    let mut engine = MctsEngine::new(SearchConfig {
+        seed,
+        tt_mb: 64,
+        playouts: Some(u64::MAX),
+        ..SearchConfig::default()
+    });
+    let options = GenmoveOptions {
+        limits: Limits {
+            playouts: None,
+            time: Some(limit),
+        },
+        ..GenmoveOptions::default()
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let start = Instant::now();
+    let _ = engine.genmove(&game, Color::Black, &options, &stop, &mut |_| {});
+    start.elapsed()
+}
+
+/// One measured search speed.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchRate {
+    pub size: usize,
+    pub playouts_per_sec: f64,
+}
+
+impl std::fmt::Display for SearchRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{s}x{s} search (light playouts, 1 thread): {:.0} playouts/s",
+            self.playouts_per_sec,
+            s = self.size
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

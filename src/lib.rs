@@ -11,6 +11,8 @@
 //!    |                          |
 //!  playout ─────────────── engine (the move-chooser contract)
 //!    |                          |
+//!    └──────────────────── search (MCTS over a transposition table)
+//!    |                          |
 //!  bench                    config (CLI rule flags), time (clock), handicap
 //!                               |
 //!                              gtp (protocol, vertex, commands, setup, analysis)
@@ -43,6 +45,7 @@ pub mod playout;
 pub mod priors;
 pub mod rules;
 pub mod score;
+pub mod search;
 pub mod sgf;
 pub mod tactics;
 pub mod time;

@@ -4,9 +4,10 @@ use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Duration;
 use tengen::config::RuleArgs;
-use tengen::engine::{Limits, RandomEngine};
+use tengen::engine::Limits;
 use tengen::playout::Policy;
 use tengen::rules::Preset;
+use tengen::search::{MctsEngine, SearchConfig};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -49,6 +50,12 @@ struct EngineArgs {
     /// Random seed, for reproducible games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Memory for the search's transposition table, in MB (kept between moves).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    tt_mb: u64,
+    /// Resign when the win rate stays below this (0 = never resign).
+    #[arg(long, default_value_t = 0.1)]
+    resign_threshold: f64,
     /// No diagnostics on stderr.
     #[arg(long)]
     quiet: bool,
@@ -58,7 +65,8 @@ struct EngineArgs {
 enum Command {
     /// Speak GTP version 2 on stdin/stdout (the default).
     Gtp(EngineArgs),
-    /// Speed figures, single-threaded: light and heavy playouts per second on 19x19 and 9x9.
+    /// Speed figures, single-threaded: light and heavy playouts per second on
+    /// 19x19 and 9x9, raw and inside the search.
     Bench {
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5)]
@@ -116,8 +124,13 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         quiet: args.quiet,
     };
-    let _threads = args.threads;
-    let engine = Box::new(RandomEngine::new(args.seed));
+    let engine = Box::new(MctsEngine::new(SearchConfig {
+        threads: args.threads as usize,
+        seed: args.seed,
+        tt_mb: args.tt_mb as usize,
+        resign_threshold: args.resign_threshold,
+        ..SearchConfig::default()
+    }));
     match tengen::gtp::run(options, engine) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -143,6 +156,17 @@ fn main() -> ExitCode {
                         tengen::bench::playouts(size, policy, rounds, round, seed)
                     );
                 }
+            }
+            for size in [19, 9] {
+                println!("{}", tengen::bench::search_speed(size, rounds, round, seed));
+            }
+            for size in [19, 9] {
+                let taken = tengen::bench::time_limit_taken(size, round, seed);
+                println!(
+                    "{size}x{size} genmove with a {:.3} s limit: took {:.3} s",
+                    round.as_secs_f64(),
+                    taken.as_secs_f64()
+                );
             }
             ExitCode::SUCCESS
         }

@@ -348,6 +348,8 @@ fn help_documents_every_engine_flag() {
         "--time",
         "--seed",
         "--quiet",
+        "--tt-mb",
+        "--resign-threshold",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
     }

@@ -29,9 +29,19 @@ impl Engine {
 
     /// `tengen ARGS…` running in directory `dir` (relative file names of
     /// `loadsgf`/`printsgf` resolve there).
+    ///
+    /// Unless the test sets them, the engine searches 300 playouts per move
+    /// and never resigns, so games are quick and end by two passes.
     pub fn spawn_in(dir: &Path, args: &[&str]) -> Engine {
+        let mut full: Vec<&str> = args.to_vec();
+        if !args.contains(&"--playouts") {
+            full.extend(["--playouts", "300"]);
+        }
+        if !args.contains(&"--resign-threshold") {
+            full.extend(["--resign-threshold", "0"]);
+        }
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .args(args)
+            .args(&full)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,0 +1,492 @@
+//! One simulation of the search: descend the graph from the root choosing
+//! edges by UCT + RAVE with priors, expand a leaf, play a playout, and back the
+//! result up the path.
+//!
+//! Graph soundness (KataGo's `docs/GraphSearch.md`): visits are counted per
+//! edge; after each simulation every node on the path recomputes its value from
+//! its own evaluations and its children's current values weighted by edge
+//! visits ([`Table::refresh`]); a descent that reaches a child already visited
+//! more often than the edge stops there and backs up the child's value without
+//! a playout. AMAF statistics live on edges (a parent's view of a move).
+//!
+//! Legality: the root's moves come from [`Game::is_legal`] (the real game with
+//! its full superko history); deeper moves are checked on the path's board
+//! against the game history plus the positions of the path itself. The tree
+//! never plays suicides nor fills its own true eyes.
+//!
+//! Threads share the [`Tree`] behind a mutex held while descending and while
+//! backing up; the playout runs unlocked. Virtual loss (an in-flight count
+//! per edge, scored as lost playouts) sends concurrent descents apart.
+
+use super::key::{KeyMode, KeyState};
+use super::ownership::OwnershipMap;
+use super::policy::{run_playout, PlayoutPolicy};
+use super::prior::{move_prior, pass_prior};
+use super::tt::{Edge, Table, NO_SLOT, PASS};
+use super::SearchConfig;
+use crate::board::{Board, Color, Move, Point, CELLS};
+use crate::game::Game;
+use crate::playout::{default_max_moves, PlayoutRng};
+use crate::rules::KoRule;
+
+/// The state threads share.
+pub struct Tree {
+    pub table: Table,
+    /// Ownership over this search's playouts.
+    pub ownership: OwnershipMap,
+    /// Playouts run in this search.
+    pub playouts: u64,
+    /// Simulations (playouts plus transposition stops) in this search.
+    pub simulations: u64,
+    /// Visits a leaf needs before it is expanded: starts at the root's value
+    /// each search, doubles whenever the arena fills and is pruned.
+    pub expand_after: u32,
+    /// Times the arena was pruned in this search.
+    pub prunes: u32,
+}
+
+impl Tree {
+    pub fn new(tt_mb: usize) -> Tree {
+        Tree {
+            table: Table::new(tt_mb),
+            ownership: OwnershipMap::default(),
+            playouts: 0,
+            simulations: 0,
+            expand_after: 2,
+            prunes: 0,
+        }
+    }
+}
+
+/// What a search starts from; shared read-only by the threads.
+pub struct Root<'a> {
+    pub game: &'a Game,
+    pub board: Board,
+    pub color: Color,
+    pub keys: KeyState,
+    pub key: u64,
+    pub mode: KeyMode,
+    /// `legal[cell]`: the root may play there (true board plays only).
+    pub legal: Vec<bool>,
+    pub max_depth: usize,
+    pub max_playout_moves: u32,
+    /// Visits a leaf needs before it is expanded.
+    pub expand_after: u32,
+}
+
+impl<'a> Root<'a> {
+    pub fn new(game: &'a Game, color: Color, cfg: &SearchConfig) -> Root<'a> {
+        let transpositions = cfg.transpositions;
+        let board = game.board().clone();
+        let keys = KeyState::of_game(game);
+        let superko = game.rules().ko != KoRule::Simple;
+        let mode = if transpositions {
+            KeyMode::Transpositions { superko }
+        } else {
+            KeyMode::PlainTree
+        };
+        let mut legal = vec![false; CELLS];
+        for p in board.empty_points() {
+            legal[p.index()] = game.is_legal(color, Move::Play(p));
+        }
+        let area = board.geometry().area();
+        let expand_after = if cfg.expand_after > 0 {
+            cfg.expand_after
+        } else {
+            (area as u32 / 40).max(2)
+        };
+        Root {
+            expand_after,
+            key: keys.key(&board, color, mode),
+            max_playout_moves: default_max_moves(&board),
+            board,
+            color,
+            keys,
+            mode,
+            legal,
+            game,
+            max_depth: area,
+        }
+    }
+}
+
+/// One level of the descent.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    slot: u32,
+    key: u64,
+    edge: u16,
+    point: u16,
+    mover: Color,
+}
+
+/// How a descent ended.
+#[derive(Clone, Copy, Debug)]
+enum Leaf {
+    /// Play a playout from the path's board; the leaf node's slot if it has one.
+    Playout(Option<u32>),
+    /// A transposition visited more than its edge: back up its value.
+    Transposition(u32),
+}
+
+/// A simulating thread's private state; nothing here allocates once warm.
+pub struct Worker<P: PlayoutPolicy> {
+    policy: P,
+    rng: PlayoutRng,
+    board: Board,
+    path: Vec<Step>,
+    protect: Vec<u32>,
+    /// Positions created on the path: (position key, mover, by a pass).
+    positions: Vec<(u64, Color, bool)>,
+    moves: Vec<(Point, Color)>,
+    /// AMAF marks: `first[cell] = (stamp, colour index)` of the first play there.
+    first: Vec<(u32, u8)>,
+    stamp: u32,
+    candidates: Vec<Edge>,
+}
+
+#[inline]
+fn for_mover(black_value: f32, mover: Color) -> f32 {
+    match mover {
+        Color::Black => black_value,
+        Color::White => 1.0 - black_value,
+    }
+}
+
+#[inline]
+fn point_move(point: u16) -> Move {
+    if point == PASS {
+        Move::Pass
+    } else {
+        Move::Play(Point::from_index(point as usize))
+    }
+}
+
+impl<P: PlayoutPolicy> Worker<P> {
+    pub fn new(policy: P, seed: u64, board: &Board) -> Worker<P> {
+        Worker {
+            policy,
+            rng: PlayoutRng::new(seed),
+            board: board.clone(),
+            path: Vec::with_capacity(64),
+            protect: Vec::with_capacity(64),
+            positions: Vec::with_capacity(64),
+            moves: Vec::with_capacity(1024),
+            first: vec![(0, 0); CELLS],
+            stamp: 0,
+            candidates: Vec::with_capacity(400),
+        }
+    }
+
+    /// Runs one simulation; returns whether it played a playout.
+    pub fn simulate(
+        &mut self,
+        tree: &std::sync::Mutex<Tree>,
+        root: &Root,
+        cfg: &SearchConfig,
+    ) -> bool {
+        let leaf = {
+            let mut t = match tree.lock() {
+                Ok(t) => t,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            self.descend(&mut t, root, cfg)
+        };
+        self.moves.clear();
+        let color_at_leaf = match self.path.last() {
+            Some(s) => s.mover.opp(),
+            None => root.color,
+        };
+        if let Leaf::Playout(_) = leaf {
+            run_playout(
+                &mut self.policy,
+                &mut self.board,
+                color_at_leaf,
+                &mut self.rng,
+                root.max_playout_moves,
+                &mut self.moves,
+            );
+        }
+        let mut t = match tree.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        self.backup(&mut t, root, cfg, leaf);
+        matches!(leaf, Leaf::Playout(_))
+    }
+
+    fn descend(&mut self, t: &mut Tree, root: &Root, cfg: &SearchConfig) -> Leaf {
+        self.board.clone_from(&root.board);
+        self.path.clear();
+        self.protect.clear();
+        self.positions.clear();
+        let mut keys = root.keys;
+        let mut color = root.color;
+        let Some(mut slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) else {
+            return Leaf::Playout(None);
+        };
+        let mut key = root.key;
+        loop {
+            self.protect.push(slot);
+            let depth = self.path.len();
+            if depth > 0 && (keys.passes() >= 2 || depth >= root.max_depth) {
+                return Leaf::Playout(Some(slot));
+            }
+            let node = *t.table.node(slot);
+            if !node.is_expanded()
+                && (depth == 0 || node.visits() >= t.expand_after)
+                && !self.expand(t, slot, color, &keys, root, cfg, depth == 0)
+            {
+                return Leaf::Playout(Some(slot));
+            }
+            if !t.table.node(slot).is_expanded() {
+                return Leaf::Playout(Some(slot));
+            }
+            let Some(idx) = self.select(&t.table, slot, color, root, cfg, depth == 0) else {
+                return Leaf::Playout(Some(slot));
+            };
+            let (_, edges) = t.table.node_and_edges_mut(slot);
+            let edge = &mut edges[idx];
+            edge.in_flight = edge.in_flight.saturating_add(1);
+            let (point, hint, edge_visits) = (edge.point, edge.child_slot, edge.visits);
+            let mv = point_move(point);
+            let removed = match mv {
+                Move::Play(p) => {
+                    let e = self.board.play(p, color);
+                    e.captured > 0 || e.suicided > 0
+                }
+                Move::Pass => {
+                    self.board.clear_ko();
+                    false
+                }
+            };
+            keys.advance(&self.board, color, mv, removed);
+            self.positions
+                .push((self.board.hash(), color, mv == Move::Pass));
+            self.path.push(Step {
+                slot,
+                key,
+                edge: idx as u16,
+                point,
+                mover: color,
+            });
+            color = color.opp();
+            let child_key = keys.key(&self.board, color, root.mode);
+            let Some(child) = t.table.find_or_insert(child_key, hint, &self.protect) else {
+                return Leaf::Playout(None);
+            };
+            let (_, edges) = t.table.node_and_edges_mut(slot);
+            let edge = &mut edges[idx];
+            if edge.child_key != 0 && edge.child_key != child_key {
+                edge.multi_child = true;
+            }
+            edge.child_slot = child;
+            edge.child_key = child_key;
+            let multi_child = edge.multi_child;
+            if matches!(root.mode, KeyMode::Transpositions { .. })
+                && !multi_child
+                && t.table.node(child).visits() > edge_visits
+            {
+                return Leaf::Transposition(child);
+            }
+            slot = child;
+            key = child_key;
+        }
+    }
+
+    /// Whether `mover`'s play giving position key `hash` repeats a position of
+    /// the path under `ko` (the game's history is asked separately).
+    fn repeats_on_path(&self, ko: KoRule, hash: u64, mover: Color) -> bool {
+        self.positions.iter().any(|&(h, by, pass)| {
+            h == hash
+                && match ko {
+                    KoRule::Simple => false,
+                    KoRule::Positional => true,
+                    KoRule::Situational => by.opp() == mover.opp(),
+                    KoRule::NaturalSituational => !pass && by == mover,
+                }
+        })
+    }
+
+    /// Creates the edges of the leaf in `slot` (legal moves of `color` on the
+    /// path's board, with priors, and a pass). When the arena is full, prunes
+    /// the less visited half of the expanded nodes (never the root) and
+    /// doubles the expansion threshold first. False if it still does not fit.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        t: &mut Tree,
+        slot: u32,
+        color: Color,
+        keys: &KeyState,
+        root: &Root,
+        cfg: &SearchConfig,
+        at_root: bool,
+    ) -> bool {
+        let ko = root.game.rules().ko;
+        let check_superko = ko != KoRule::Simple && keys.any_capture();
+        self.candidates.clear();
+        let board = &self.board;
+        for p in board.empty_points() {
+            if board.is_true_eye(p, color) || !board.is_legal_simple(p, color) {
+                continue;
+            }
+            if at_root {
+                if !root.legal[p.index()] {
+                    continue;
+                }
+            } else if check_superko {
+                let h = board.hash_after(p, color);
+                if root.game.history().repeats(h, color).is_some()
+                    || self.repeats_on_path(ko, h, color)
+                {
+                    continue;
+                }
+            }
+            let (n, w) = move_prior(board, p, color, &cfg.priors);
+            self.candidates.push(Edge::new(p.index() as u16, n, w));
+        }
+        let (n, w) = pass_prior(board, &cfg.priors);
+        self.candidates.push(Edge::new(PASS, n, w));
+        if !t.table.has_room(self.candidates.len()) {
+            if let Some(&root_slot) = self.protect.first() {
+                t.table.prune(root_slot);
+                t.expand_after = t.expand_after.saturating_mul(2);
+                t.prunes += 1;
+            }
+        }
+        t.table.expand(slot, &self.candidates)
+    }
+
+    /// The edge to follow from the node in `slot`: UCT + RAVE over priors.
+    fn select(
+        &self,
+        table: &Table,
+        slot: u32,
+        color: Color,
+        root: &Root,
+        cfg: &SearchConfig,
+        at_root: bool,
+    ) -> Option<usize> {
+        let node = table.node(slot);
+        let edges = table.edges(slot);
+        let log_n = if cfg.exploration > 0.0 {
+            let in_flight: f32 = edges.iter().map(|e| e.in_flight as f32).sum();
+            (node.visits() as f32 + in_flight + 1.0).ln()
+        } else {
+            0.0
+        };
+        let equiv = cfg.rave_equiv.max(1.0);
+        let mut best = None;
+        let mut best_score = f32::NEG_INFINITY;
+        for (i, e) in edges.iter().enumerate() {
+            if at_root && e.point != PASS && !root.legal[e.point as usize] {
+                continue;
+            }
+            let n = e.visits as f32 + e.in_flight as f32;
+            let won = e.visits as f32 * for_mover(e.child_q, color);
+            let vn = n + e.prior_n;
+            let value = if vn > 0.0 {
+                (won + e.prior_w) / vn
+            } else {
+                cfg.fpu
+            };
+            let r = e.amaf_n;
+            let blended = if r > 0.0 {
+                let beta = r / (r + vn + vn * r / equiv);
+                (1.0 - beta) * value + beta * (e.amaf_w / r)
+            } else {
+                value
+            };
+            let score = if cfg.exploration > 0.0 {
+                blended + cfg.exploration * (log_n / (vn + 1.0)).sqrt()
+            } else {
+                blended
+            };
+            if score > best_score {
+                best_score = score;
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    fn backup(&mut self, t: &mut Tree, root: &Root, cfg: &SearchConfig, leaf: Leaf) {
+        let komi = root.game.komi();
+        t.simulations += 1;
+        let (mut q, margin, outcome) = match leaf {
+            Leaf::Playout(slot) => {
+                t.playouts += 1;
+                let margin = t.ownership.add(&self.board) as f64 - komi;
+                let v = if margin > 0.0 {
+                    1.0
+                } else if margin < 0.0 {
+                    0.0
+                } else {
+                    0.5
+                };
+                let q = match slot.filter(|&s| t.table.node(s).key != 0) {
+                    Some(s) => {
+                        let n = t.table.node_mut(s);
+                        n.own_n += 1;
+                        n.own_sum += v;
+                        n.score_sum += margin;
+                        n.score_n += 1;
+                        n.value()
+                    }
+                    None => v,
+                };
+                (q, margin, v)
+            }
+            Leaf::Transposition(s) => {
+                let n = t.table.node(s);
+                (n.value(), n.score(), n.value())
+            }
+        };
+        // AMAF: the first play on each point after a node, by the node's mover.
+        self.stamp = self.stamp.wrapping_add(1).max(1);
+        let stamp = self.stamp;
+        for &(p, c) in self.moves.iter().rev() {
+            self.first[p.index()] = (stamp, c.index() as u8);
+        }
+        let black_result = outcome as f32;
+        let reread = matches!(root.mode, KeyMode::Transpositions { .. });
+        for step in self.path.iter().rev() {
+            if step.point != PASS {
+                self.first[step.point as usize] = (stamp, step.mover.index() as u8);
+            }
+            let Some(slot) = t.table.find(step.key, step.slot) else {
+                continue;
+            };
+            let (node, edges) = t.table.node_and_edges_mut(slot);
+            let idx = step.edge as usize;
+            if idx >= edges.len() || edges[idx].point != step.point {
+                continue;
+            }
+            node.score_sum += margin;
+            node.score_n += 1;
+            let e = &mut edges[idx];
+            e.in_flight = e.in_flight.saturating_sub(1);
+            e.visits += 1;
+            if e.multi_child {
+                e.child_q += (q as f32 - e.child_q) / e.visits as f32;
+            } else {
+                e.child_q = q as f32;
+            }
+            let mover = step.mover.index() as u8;
+            let won = for_mover(black_result, step.mover);
+            for e in edges.iter_mut() {
+                if e.point == PASS {
+                    continue;
+                }
+                let (s, c) = self.first[e.point as usize];
+                if s == stamp && c == mover {
+                    e.amaf_n += 1.0;
+                    e.amaf_w += won;
+                }
+            }
+            t.table.refresh(slot, reread && cfg.transpositions);
+            q = t.table.node(slot).value();
+        }
+    }
+}

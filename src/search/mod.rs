@@ -1,0 +1,630 @@
+//! The Monte Carlo search engine: [`MctsEngine`] implements [`Engine`] with a
+//! UCT + RAVE graph search over a transposition table, light playouts behind a
+//! policy seam, and ownership-based pass, resign and dead-stone decisions.
+//!
+//! - [`key`]: which positions share a node (and the superko reasoning);
+//! - [`tt`]: the fixed-size node table and edge arena, kept between moves;
+//! - [`mcts`]: descent, expansion, playout and graph-sound backup;
+//! - [`prior`]: tactical priors for new edges;
+//! - [`policy`]: the playout policy seam;
+//! - [`ownership`]: ownership maps, dead stones, settled scores.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use tengen::engine::{Decision, Engine, GenmoveOptions, Limits};
+//! use tengen::search::{MctsEngine, SearchConfig};
+//! use tengen::{Color, Game, Geometry, Rules};
+//! let game = Game::new(Geometry::new(5).unwrap(), Rules::default(), 0.5);
+//! let mut engine = MctsEngine::new(SearchConfig { tt_mb: 4, ..SearchConfig::default() });
+//! let options = GenmoveOptions {
+//!     limits: Limits { playouts: Some(200), time: None },
+//!     ..GenmoveOptions::default()
+//! };
+//! let (decision, report) =
+//!     engine.genmove(&game, Color::Black, &options, &AtomicBool::new(false), &mut |_| {});
+//! let Decision::Play(mv) = decision else { panic!("no resignation on an empty board") };
+//! assert!(game.is_legal(Color::Black, mv));
+//! assert!(report.visits > 0 && !report.moves.is_empty());
+//! ```
+
+pub mod key;
+pub mod mcts;
+pub mod ownership;
+pub mod policy;
+pub mod prior;
+pub mod tt;
+
+use crate::board::{Color, Move, Point};
+use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
+use crate::game::Game;
+use crate::playout::PlayoutRng;
+use mcts::{Root, Tree, Worker};
+use ownership::OwnershipMap;
+use policy::{run_playout, LightPolicy, PlayoutPolicy};
+use prior::PriorWeights;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tt::{NO_SLOT, PASS};
+
+/// More search threads than this are not started.
+pub const MAX_THREADS: usize = 256;
+
+/// Playouts per move when neither the limits nor the configuration give any.
+pub const DEFAULT_PLAYOUTS: u64 = 10_000;
+
+/// Everything that shapes the search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Search threads (this machine has about one core: 1 is usually best).
+    pub threads: usize,
+    /// Memory for the transposition table, in MB.
+    pub tt_mb: usize,
+    /// Random seed: with one thread and playout limits a search is reproducible.
+    pub seed: u64,
+    /// Resign when the win rate is below this (0 = never).
+    pub resign_threshold: f64,
+    /// Playouts per move when the [`Limits`] give none (a cap alongside a time limit).
+    pub playouts: Option<u64>,
+    /// Share nodes between move orders (false: a plain tree, for comparison).
+    pub transpositions: bool,
+    /// Visits a leaf needs before it is expanded; 0 = by board size (2 up to
+    /// 9x9, about area/40 above, so 19x19 trees fit the table longer).
+    pub expand_after: u32,
+    /// RAVE equivalence: about how many playouts an AMAF estimate is worth.
+    pub rave_equiv: f32,
+    /// UCB exploration constant (0: RAVE and priors do the exploring, as in Pachi).
+    pub exploration: f32,
+    /// First-play urgency: the value of a move with no visits, no prior and no AMAF.
+    pub fpu: f32,
+    /// Prior weights for new edges.
+    pub priors: PriorWeights,
+    /// How often `genmove` reports progress.
+    pub report_interval: Duration,
+    /// Playouts behind `dead_stones`.
+    pub dead_stone_playouts: u32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            threads: 1,
+            tt_mb: 256,
+            seed: 1,
+            resign_threshold: 0.1,
+            playouts: None,
+            transpositions: true,
+            expand_after: 0,
+            rave_equiv: 3000.0,
+            exploration: 0.0,
+            fpu: 1.0,
+            priors: PriorWeights::default(),
+            report_interval: Duration::from_millis(500),
+            dead_stone_playouts: 2000,
+        }
+    }
+}
+
+/// How a search should end.
+#[derive(Clone, Copy, Debug)]
+struct StopRule {
+    playouts: Option<u64>,
+    time: Option<Duration>,
+    /// Stop once the most visited move cannot be overtaken.
+    early: bool,
+}
+
+/// The search engine. See the module documentation.
+pub struct MctsEngine<P: PlayoutPolicy = LightPolicy> {
+    config: SearchConfig,
+    policy: P,
+    tree: Mutex<Tree>,
+    searches: u64,
+}
+
+impl MctsEngine<LightPolicy> {
+    /// An engine with light playouts.
+    pub fn new(config: SearchConfig) -> MctsEngine<LightPolicy> {
+        MctsEngine::with_policy(config, LightPolicy)
+    }
+}
+
+fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
+    match tree.lock() {
+        Ok(t) => t,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+#[inline]
+fn edge_move(point: u16) -> Move {
+    if point == PASS {
+        Move::Pass
+    } else {
+        Move::Play(Point::from_index(point as usize))
+    }
+}
+
+impl<P: PlayoutPolicy> MctsEngine<P> {
+    /// An engine with the given playout policy.
+    pub fn with_policy(config: SearchConfig, policy: P) -> MctsEngine<P> {
+        MctsEngine {
+            tree: Mutex::new(Tree::new(config.tt_mb)),
+            config,
+            policy,
+            searches: 0,
+        }
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Playouts run by the last search.
+    pub fn last_playouts(&self) -> u64 {
+        lock(&self.tree).playouts
+    }
+
+    /// Visits of the node holding `game`'s position with `color` to move, and
+    /// its table slot; `None` if the table has no such node.
+    pub fn node_of(&self, game: &Game, color: Color) -> Option<(u32, u32)> {
+        let root = Root::new(game, color, &self.config);
+        let t = lock(&self.tree);
+        t.table
+            .find(root.key, NO_SLOT)
+            .map(|s| (s, t.table.node(s).visits()))
+    }
+
+    /// Searches `game` for `color` under `rule`, reporting every `interval`.
+    fn search(
+        &mut self,
+        game: &Game,
+        color: Color,
+        rule: StopRule,
+        stop: &AtomicBool,
+        interval: Duration,
+        progress: &mut dyn FnMut(&Report),
+    ) -> Report {
+        let start = Instant::now();
+        self.searches += 1;
+        let root = Root::new(game, color, &self.config);
+        {
+            let mut t = lock(&self.tree);
+            t.table.new_search();
+            t.ownership.clear();
+            t.playouts = 0;
+            t.simulations = 0;
+            t.prunes = 0;
+            t.expand_after = root.expand_after;
+            if t.table.edge_usage() > 0.5 {
+                if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
+                    t.table.compact(slot);
+                }
+            }
+        }
+        let cfg = &self.config;
+        let tree = &self.tree;
+        let seed = cfg.seed ^ self.searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let done = AtomicBool::new(false);
+        let policy = &self.policy;
+        let root_ref = &root;
+        std::thread::scope(|scope| {
+            for i in 1..cfg.threads.clamp(1, MAX_THREADS) {
+                let done = &done;
+                let mut worker =
+                    Worker::new(policy.clone(), seed.wrapping_add(i as u64), &root_ref.board);
+                scope.spawn(move || {
+                    while !done.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+                        worker.simulate(tree, root_ref, cfg);
+                    }
+                });
+            }
+            let mut worker = Worker::new(policy.clone(), seed, &root_ref.board);
+            let mut last_report = Instant::now();
+            let mut iterations = 0u64;
+            // At least one simulation, so that even an immediate stop has a move.
+            loop {
+                worker.simulate(tree, root_ref, cfg);
+                iterations += 1;
+                if stop.load(Ordering::Relaxed)
+                    || Self::should_stop(tree, root_ref, rule, start, iterations)
+                {
+                    break;
+                }
+                if last_report.elapsed() >= interval {
+                    last_report = Instant::now();
+                    let report = Self::report(&lock(tree), root_ref);
+                    progress(&report);
+                }
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+        let report = Self::report(&lock(tree), &root);
+        progress(&report);
+        report
+    }
+
+    /// Whether the limits are reached or the best root move can no longer change.
+    fn should_stop(
+        tree: &Mutex<Tree>,
+        root: &Root,
+        rule: StopRule,
+        start: Instant,
+        iterations: u64,
+    ) -> bool {
+        let t = lock(tree);
+        let elapsed = start.elapsed();
+        if rule.playouts.is_some_and(|n| t.playouts >= n)
+            || rule.time.is_some_and(|limit| elapsed >= limit)
+        {
+            return true;
+        }
+        if !rule.early || iterations % 32 != 0 {
+            return false;
+        }
+        let Some(slot) = t.table.find(root.key, NO_SLOT) else {
+            return false;
+        };
+        let (mut best, mut second, mut choices) = (0u64, 0u64, 0);
+        for e in t.table.edges(slot) {
+            if e.point != PASS && !root.legal[e.point as usize] {
+                continue;
+            }
+            choices += 1;
+            let v = e.visits as u64;
+            if v > best {
+                second = best;
+                best = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        if choices <= 1 {
+            return true;
+        }
+        let mut remaining = u64::MAX;
+        if let Some(n) = rule.playouts {
+            remaining = n.saturating_sub(t.playouts);
+        }
+        if let Some(limit) = rule.time {
+            let rate = t.simulations as f64 / elapsed.as_secs_f64().max(1e-6);
+            let left = limit.saturating_sub(elapsed).as_secs_f64();
+            remaining = remaining.min((rate * left) as u64);
+        }
+        best > second + remaining
+    }
+
+    /// The state of the search at the root.
+    fn report(t: &Tree, root: &Root) -> Report {
+        let color = root.color;
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        let to_color = |black_q: f64| {
+            if color == Color::Black {
+                black_q
+            } else {
+                1.0 - black_q
+            }
+        };
+        let mut report = Report {
+            visits: t.simulations,
+            ownership: t.ownership.for_color(&root.board, color),
+            ..Report::default()
+        };
+        let Some(slot) = t.table.find(root.key, NO_SLOT) else {
+            return report;
+        };
+        let node = t.table.node(slot);
+        report.winrate = to_color(node.value());
+        report.score_lead = sign * node.score();
+        let edges = t.table.edges(slot);
+        let prior_total: f64 = edges
+            .iter()
+            .map(|e| e.prior_w as f64)
+            .sum::<f64>()
+            .max(1e-9);
+        let mut moves: Vec<MoveInfo> = edges
+            .iter()
+            .filter(|e| e.visits > 0 && (e.point == PASS || root.legal[e.point as usize]))
+            .map(|e| {
+                let winrate = to_color(e.child_q as f64);
+                let n = e.visits as f64;
+                let child = t.table.find(e.child_key, e.child_slot);
+                let score = child.map_or(0.0, |c| sign * t.table.node(c).score());
+                let mut pv = vec![edge_move(e.point)];
+                if let Some(c) = child {
+                    Self::principal_variation(&t.table, c, &mut pv);
+                }
+                MoveInfo {
+                    mv: edge_move(e.point),
+                    visits: e.visits as u64,
+                    winrate,
+                    prior: e.prior_w as f64 / prior_total,
+                    lcb: (winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()).max(0.0),
+                    score_lead: score,
+                    pv,
+                }
+            })
+            .collect();
+        moves.sort_by(|a, b| {
+            b.visits
+                .cmp(&a.visits)
+                .then(b.winrate.total_cmp(&a.winrate))
+        });
+        report.moves = moves;
+        report
+    }
+
+    /// Extends `pv` by following the most visited edges from `slot`.
+    fn principal_variation(table: &tt::Table, mut slot: u32, pv: &mut Vec<Move>) {
+        while pv.len() < 16 {
+            let best = table
+                .edges(slot)
+                .iter()
+                .filter(|e| e.visits > 0)
+                .max_by_key(|e| e.visits);
+            let Some(e) = best else { break };
+            pv.push(edge_move(e.point));
+            match table.find(e.child_key, e.child_slot) {
+                Some(c) if c != slot => slot = c,
+                _ => break,
+            }
+        }
+    }
+
+    /// Ownership from `dead_stone_playouts` playouts of `game`'s position.
+    fn playout_ownership(&self, game: &Game) -> OwnershipMap {
+        let mut map = OwnershipMap::default();
+        let mut rng = PlayoutRng::new(self.config.seed ^ 0xdead);
+        let mut policy = self.policy.clone();
+        let mut moves = Vec::with_capacity(1024);
+        let cap = crate::playout::default_max_moves(game.board());
+        for _ in 0..self.config.dead_stone_playouts.max(1) {
+            let mut b = game.board().clone();
+            moves.clear();
+            run_playout(
+                &mut policy,
+                &mut b,
+                game.to_move(),
+                &mut rng,
+                cap,
+                &mut moves,
+            );
+            map.add(&b);
+        }
+        map
+    }
+
+    /// The move to play given the finished search (see the module docs of
+    /// [`crate::engine`] for what the options mean).
+    fn decide(
+        &self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        report: &Report,
+    ) -> Decision {
+        let legal = |mv: Move| game.is_legal(color, mv);
+        let best_board_play = report
+            .moves
+            .iter()
+            .find(|m| m.mv != Move::Pass && legal(m.mv))
+            .map(|m| m.mv);
+        let Some(best) = report.moves.iter().find(|m| legal(m.mv)) else {
+            return Decision::Play(Move::Pass);
+        };
+        let area = game.board().geometry().area() as u32;
+        if options.allow_resign
+            && !options.cleanup
+            && self.config.resign_threshold > 0.0
+            && game.move_number() >= area / 2
+            && report.visits >= 64
+            && best.winrate < self.config.resign_threshold
+        {
+            return Decision::Resign;
+        }
+        let t = lock(&self.tree);
+        let board = game.board();
+        let opponent_passed = game.last_turn().is_some_and(|t| t.mv == Move::Pass);
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        let settled = sign
+            * t.ownership
+                .settled_margin(board, game.rules().scoring, game.komi());
+        let dead_opponents = t
+            .ownership
+            .dead_stones(board)
+            .iter()
+            .any(|&p| board.at(p).color() == Some(color.opp()));
+        drop(t);
+        let mv = match best.mv {
+            Move::Pass if options.cleanup && dead_opponents => {
+                best_board_play.unwrap_or(Move::Pass)
+            }
+            Move::Pass if opponent_passed && settled < 0.0 => best_board_play.unwrap_or(Move::Pass),
+            Move::Play(_)
+                if opponent_passed && !options.cleanup && settled > 0.0 && best.winrate > 0.5 =>
+            {
+                Move::Pass
+            }
+            // Cleanup is over once no dead opponent stone is left.
+            Move::Play(_) if opponent_passed && options.cleanup && !dead_opponents => Move::Pass,
+            mv => mv,
+        };
+        Decision::Play(if legal(mv) { mv } else { Move::Pass })
+    }
+}
+
+impl<P: PlayoutPolicy> Engine for MctsEngine<P> {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        let Limits { playouts, time } = options.limits;
+        let playouts = playouts.or(self.config.playouts).or(if time.is_none() {
+            Some(DEFAULT_PLAYOUTS)
+        } else {
+            None
+        });
+        let rule = StopRule {
+            playouts,
+            time,
+            early: true,
+        };
+        let interval = self.config.report_interval;
+        let report = self.search(game, color, rule, stop, interval, progress);
+        (self.decide(game, color, options, &report), report)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        color: Color,
+        interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) {
+        let rule = StopRule {
+            playouts: None,
+            time: None,
+            early: false,
+        };
+        self.search(game, color, rule, stop, interval, progress);
+    }
+
+    fn dead_stones(&mut self, game: &Game) -> Vec<Point> {
+        self.playout_ownership(game).dead_stones(game.board())
+    }
+
+    fn clear(&mut self) {
+        lock(&self.tree).table.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Geometry;
+    use crate::rules::{KoRule, Preset};
+
+    /// After searches (with reuse), every node satisfies the graph-search
+    /// invariants: its child statistics are the sums over its edges, and no
+    /// edge has more visits than the child it leads to.
+    fn check_graph_invariants(transpositions: bool, ko: KoRule) {
+        let mut rules = Preset::Chinese.rules();
+        rules.ko = ko;
+        let mut game = Game::new(Geometry::new(5).unwrap(), rules, 0.5);
+        // Large enough that no node is replaced (a replaced child restarts
+        // from zero visits, which these invariants do not allow for).
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 64,
+            transpositions,
+            ..SearchConfig::default()
+        });
+        let options = GenmoveOptions {
+            limits: Limits {
+                playouts: Some(3000),
+                time: None,
+            },
+            ..GenmoveOptions::default()
+        };
+        let stop = AtomicBool::new(false);
+        let mut color = Color::Black;
+        for _ in 0..6 {
+            let (d, _) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
+            let Decision::Play(mv) = d else { break };
+            game.play(color, mv).unwrap();
+            color = color.opp();
+        }
+        let t = lock(&engine.tree);
+        let (mut nodes, mut edges_checked, mut multi) = (0, 0, 0);
+        for slot in t.table.occupied() {
+            let node = t.table.node(slot);
+            let edges = t.table.edges(slot);
+            let n: u32 = edges.iter().map(|e| e.visits).sum();
+            let sum: f64 = edges
+                .iter()
+                .map(|e| e.visits as f64 * e.child_q as f64)
+                .sum();
+            assert_eq!(node.child_n, n);
+            assert!((node.child_sum - sum).abs() < 1e-6 * (1.0 + sum));
+            assert!((0.0..=1.0).contains(&node.value()));
+            for e in edges.iter().filter(|e| e.visits > 0) {
+                assert_eq!(e.in_flight, 0);
+                if e.multi_child {
+                    multi += 1;
+                    continue;
+                }
+                if let Some(c) = t.table.find(e.child_key, e.child_slot) {
+                    let child = t.table.node(c).visits();
+                    assert!(e.visits <= child, "edge {} > child {child}", e.visits);
+                    edges_checked += 1;
+                }
+            }
+            nodes += 1;
+        }
+        assert!(
+            nodes > 100 && edges_checked > 100,
+            "{nodes} nodes, {edges_checked} edges"
+        );
+        if !transpositions || ko == KoRule::Simple {
+            assert_eq!(multi, 0, "one child per edge without a history key");
+        }
+    }
+
+    #[test]
+    fn graph_invariants_hold_with_transpositions() {
+        check_graph_invariants(true, KoRule::Simple);
+        check_graph_invariants(true, KoRule::Positional);
+    }
+
+    #[test]
+    fn a_full_arena_is_pruned_and_the_search_goes_on() {
+        let game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 1,
+            ..SearchConfig::default()
+        });
+        let options = GenmoveOptions {
+            limits: Limits {
+                playouts: Some(20_000),
+                time: None,
+            },
+            ..GenmoveOptions::default()
+        };
+        let (d, report) = engine.genmove(
+            &game,
+            Color::Black,
+            &options,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        let Decision::Play(mv) = d else {
+            panic!("resigned")
+        };
+        assert!(game.is_legal(Color::Black, mv));
+        let t = lock(&engine.tree);
+        assert!(t.prunes > 0, "the 1 MB arena should have filled");
+        assert!(t.expand_after > 2);
+        assert!(t.table.edge_usage() <= 1.0);
+        assert!(
+            t.playouts > 5000 && !report.moves.is_empty(),
+            "{}",
+            t.playouts
+        );
+        let root = t
+            .table
+            .find(Root::new(&game, Color::Black, &engine.config).key, NO_SLOT);
+        assert!(
+            root.is_some_and(|r| t.table.node(r).is_expanded()),
+            "the root keeps its edges"
+        );
+    }
+
+    #[test]
+    fn graph_invariants_hold_in_a_plain_tree() {
+        check_graph_invariants(false, KoRule::Situational);
+    }
+}

@@ -1,0 +1,177 @@
+//! Ownership: who ends up owning each point, averaged over playouts, and what
+//! follows from it: the dead stones, and the score of the board as it stands
+//! with those stones removed.
+//!
+//! A point at the end of a playout belongs to the colour of its stone, or, if
+//! empty, to the only colour next to it (the Tromp-Taylor count of
+//! [`crate::score::area_margin_fast`], which playouts reach once only eyes are
+//! left).
+
+use crate::board::{Board, Color, Point, Stone, CELLS};
+use crate::rules::Scoring;
+use crate::score::count;
+
+/// A chain is dead when its mean ownership, seen from its own colour, is below this.
+pub const DEAD_BELOW: f64 = -0.4;
+
+/// Ownership sums over playouts (Black = +1 per playout).
+#[derive(Clone, Debug)]
+pub struct OwnershipMap {
+    sums: Vec<i32>,
+    playouts: u32,
+}
+
+impl Default for OwnershipMap {
+    fn default() -> Self {
+        OwnershipMap {
+            sums: vec![0; CELLS],
+            playouts: 0,
+        }
+    }
+}
+
+impl OwnershipMap {
+    pub fn clear(&mut self) {
+        self.sums.fill(0);
+        self.playouts = 0;
+    }
+
+    /// Number of playouts added.
+    pub fn playouts(&self) -> u32 {
+        self.playouts
+    }
+
+    /// Adds the final position of a playout; returns its Tromp-Taylor margin
+    /// for Black (before komi).
+    pub fn add(&mut self, board: &Board) -> i32 {
+        let mut margin = 0;
+        for p in board.geometry().points() {
+            let owner = match board.at(p) {
+                Stone::Black => 1,
+                Stone::White => -1,
+                _ => {
+                    let b = board.neighbor_count(p, Stone::Black);
+                    let w = board.neighbor_count(p, Stone::White);
+                    (b > 0 && w == 0) as i32 - (w > 0 && b == 0) as i32
+                }
+            };
+            self.sums[p.index()] += owner;
+            margin += owner;
+        }
+        self.playouts += 1;
+        margin
+    }
+
+    /// Adds another map's counts.
+    pub fn merge(&mut self, other: &OwnershipMap) {
+        for (a, b) in self.sums.iter_mut().zip(&other.sums) {
+            *a += b;
+        }
+        self.playouts += other.playouts;
+    }
+
+    /// Mean owner of `p` for Black, -1..=1 (0 with no playouts).
+    pub fn black(&self, p: Point) -> f64 {
+        if self.playouts == 0 {
+            0.0
+        } else {
+            self.sums[p.index()] as f64 / self.playouts as f64
+        }
+    }
+
+    /// Mean owner of every point for `color`, row by row from the top-left.
+    pub fn for_color(&self, board: &Board, color: Color) -> Vec<f64> {
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        board
+            .geometry()
+            .points()
+            .map(|p| sign * self.black(p))
+            .collect()
+    }
+
+    /// The stones of chains whose mean ownership favours the opponent (below
+    /// [`DEAD_BELOW`] from the chain's point of view).
+    pub fn dead_stones(&self, board: &Board) -> Vec<Point> {
+        if self.playouts == 0 {
+            return Vec::new();
+        }
+        let mut seen = [false; CELLS];
+        let mut dead = Vec::new();
+        for p in board.geometry().points() {
+            let Some(c) = board.at(p).color() else {
+                continue;
+            };
+            if seen[p.index()] {
+                continue;
+            }
+            let sign = if c == Color::Black { 1.0 } else { -1.0 };
+            let (mut sum, mut n) = (0.0, 0usize);
+            for s in board.chain_stones(p) {
+                seen[s.index()] = true;
+                sum += sign * self.black(s);
+                n += 1;
+            }
+            if sum / (n as f64) < DEAD_BELOW {
+                dead.extend(board.chain_stones(p));
+            }
+        }
+        dead.sort();
+        dead
+    }
+
+    /// Black's margin after komi if the game ended now with the dead stones
+    /// (by this map) removed.
+    pub fn settled_margin(&self, board: &Board, scoring: Scoring, komi: f64) -> f64 {
+        count(board, &self.dead_stones(board)).0.margin(scoring) - komi
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Geometry;
+    use crate::playout::PlayoutRng;
+    use crate::search::policy::{run_playout, LightPolicy};
+
+    #[test]
+    fn a_lone_stone_in_a_framework_is_dead_and_walls_are_alive() {
+        // Black walls off the left (column 2), White the right (column 4);
+        // column 3 is neutral; a white stone sits inside Black's side.
+        let g = Geometry::new(7).unwrap();
+        let mut b = Board::new(g);
+        for y in 0..7 {
+            b.set_stone(g.point(2, y).unwrap(), Some(Color::Black));
+            b.set_stone(g.point(4, y).unwrap(), Some(Color::White));
+        }
+        let intruder = g.point(0, 3).unwrap();
+        b.set_stone(intruder, Some(Color::White));
+        let mut map = OwnershipMap::default();
+        let mut rng = PlayoutRng::new(1);
+        let mut moves = Vec::new();
+        for _ in 0..300 {
+            let mut x = b.clone();
+            run_playout(
+                &mut LightPolicy,
+                &mut x,
+                Color::Black,
+                &mut rng,
+                150,
+                &mut moves,
+            );
+            map.add(&x);
+        }
+        assert_eq!(map.dead_stones(&b), vec![intruder]);
+        assert!(map.black(g.point(0, 0).unwrap()) > 0.6);
+        assert!(map.black(g.point(6, 6).unwrap()) < -0.6);
+        // 21 points each once the intruder is removed; column 3 is dame.
+        assert_eq!(map.settled_margin(&b, Scoring::Area, 0.5), -0.5);
+        assert_eq!(
+            count(&b, &[]).0.margin(Scoring::Area),
+            -15.0,
+            "counted as alive, the intruder spoils Black's side"
+        );
+        let own = map.for_color(&b, Color::White);
+        assert_eq!(own.len(), 49);
+        assert!(own[48] > 0.6);
+    }
+}

@@ -1,0 +1,511 @@
+//! The transposition table: a fixed-size array of nodes addressed by search key,
+//! plus an arena holding the edges (candidate moves) of expanded nodes.
+//!
+//! - Memory is fixed at creation (`tt_mb`): a quarter for node slots (buckets of
+//!   [`BUCKET`] slots), the rest for edges. Nothing grows during a search; when
+//!   the edge arena is full, [`Table::prune`] turns the less visited half of the
+//!   expanded nodes back into leaves (the search then expands more sparingly).
+//! - A slot stores the node's full 64-bit key as its check key; the index uses
+//!   the low bits only, so a probe compares the stored key to detect index
+//!   collisions.
+//! - Replacement: a new key goes to an empty slot of its bucket, else replaces
+//!   the entry worth least: fewest visits, entries from older searches counting
+//!   a sixteenth. Slots on the current search path are never replaced.
+//! - The table is kept between moves. [`Table::compact`] (called before a search
+//!   when the arena is half full) keeps the nodes reachable from the new root,
+//!   slides their edges down the arena in place, and turns every other expanded
+//!   node back into a leaf (its children's statistics folded into its own).
+//!
+//! Values are Black's winning probability, so a node means the same thing
+//! whichever path reached it.
+
+use rustc_hash::FxHashSet;
+
+/// Slots per bucket.
+pub const BUCKET: usize = 4;
+/// The `point` of a pass edge.
+pub const PASS: u16 = 0;
+/// A slot index meaning "none".
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// A position of the search. See the module documentation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Node {
+    /// Full search key (check key); 0 = empty slot.
+    pub key: u64,
+    /// Playouts evaluated at this node itself (as a leaf or terminal).
+    pub own_n: u32,
+    /// Sum of Black's results of those playouts.
+    pub own_sum: f64,
+    /// Sum of edge visits.
+    pub child_n: u32,
+    /// Sum over edges of `visits * child_q` (recomputed from the children on
+    /// every backup through the node).
+    pub child_sum: f64,
+    /// Sum and count of the final margins (Black's, komi included) of every
+    /// playout through the node.
+    pub score_sum: f64,
+    pub score_n: u32,
+    /// The node's edges in the arena (`edges_len == 0`: not expanded).
+    pub edges_start: u32,
+    pub edges_len: u16,
+    /// Search number of the last search that touched the node.
+    pub generation: u16,
+}
+
+impl Node {
+    /// N: visits of the node.
+    #[inline]
+    pub fn visits(&self) -> u32 {
+        self.own_n + self.child_n
+    }
+
+    /// Q: Black's winning probability, or 0.5 with no visits.
+    #[inline]
+    pub fn value(&self) -> f64 {
+        let n = self.visits();
+        if n == 0 {
+            0.5
+        } else {
+            (self.own_sum + self.child_sum) / n as f64
+        }
+    }
+
+    /// Mean final margin for Black.
+    #[inline]
+    pub fn score(&self) -> f64 {
+        if self.score_n == 0 {
+            0.0
+        } else {
+            self.score_sum / self.score_n as f64
+        }
+    }
+
+    #[inline]
+    pub fn is_expanded(&self) -> bool {
+        self.edges_len > 0
+    }
+
+    /// Forgets the node's edges: their statistics become the node's own.
+    fn fold_children(&mut self) {
+        self.own_n += self.child_n;
+        self.own_sum += self.child_sum;
+        self.child_n = 0;
+        self.child_sum = 0.0;
+        self.edges_len = 0;
+        self.edges_start = 0;
+    }
+}
+
+/// A move from a node: the per-edge statistics of graph search, AMAF and prior.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Edge {
+    /// Cell index of the move, [`PASS`] for a pass.
+    pub point: u16,
+    /// Playouts that went through this edge (parent→child visits).
+    pub visits: u32,
+    /// Playouts in flight through this edge (virtual loss).
+    pub in_flight: u8,
+    /// The edge has led to more than one child: under superko, a capture from
+    /// a node reached by different move orders leads to positions with
+    /// different histories, hence different nodes (see [`super::key`]). Such
+    /// an edge keeps its own running mean in `child_q` instead of reading one
+    /// child's value, and never stops a descent as a transposition.
+    pub multi_child: bool,
+    /// Prior as pseudo-playouts and pseudo-wins for the mover.
+    pub prior_n: f32,
+    pub prior_w: f32,
+    /// AMAF (RAVE) playouts and wins for the mover.
+    pub amaf_n: f32,
+    pub amaf_w: f32,
+    /// The child's value (Black's) when last seen.
+    pub child_q: f32,
+    /// The child's key once the edge has been followed (0 before).
+    pub child_key: u64,
+    /// Where the child was last found ([`NO_SLOT`] before).
+    pub child_slot: u32,
+}
+
+impl Edge {
+    pub fn new(point: u16, prior_n: f32, prior_w: f32) -> Edge {
+        Edge {
+            point,
+            prior_n,
+            prior_w,
+            child_slot: NO_SLOT,
+            ..Edge::default()
+        }
+    }
+}
+
+// Edges are most of the memory: keep them at 40 bytes.
+const _: () = assert!(std::mem::size_of::<Edge>() == 40);
+
+/// See the module documentation.
+pub struct Table {
+    slots: Vec<Node>,
+    bucket_mask: usize,
+    edges: Vec<Edge>,
+    edge_capacity: usize,
+    generation: u16,
+}
+
+impl Table {
+    /// A table using about `mb` megabytes (at least one bucket and a thousand
+    /// edges; at most 1 TB).
+    pub fn new(mb: usize) -> Table {
+        let bytes = mb.clamp(1, 1 << 20) << 20;
+        let bucket_bytes = BUCKET * std::mem::size_of::<Node>();
+        let buckets = ((bytes / 4) / bucket_bytes).max(1);
+        let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
+        let edge_capacity =
+            ((bytes - buckets * bucket_bytes) / std::mem::size_of::<Edge>()).max(1024);
+        Table {
+            slots: vec![Node::default(); buckets * BUCKET],
+            bucket_mask: buckets - 1,
+            edges: Vec::with_capacity(edge_capacity),
+            edge_capacity,
+            generation: 1,
+        }
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.slots.fill(Node::default());
+        self.edges.clear();
+    }
+
+    /// Starts a new search (ages the entries of earlier ones).
+    pub fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(1).max(1);
+    }
+
+    /// Number of node slots.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The slots holding a node.
+    pub fn occupied(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.slots.len() as u32).filter(|&s| self.slots[s as usize].key != 0)
+    }
+
+    /// Whether the arena has room for `n` more edges.
+    pub fn has_room(&self, n: usize) -> bool {
+        self.edges.len() + n <= self.edge_capacity
+    }
+
+    /// Fraction of the edge arena in use.
+    pub fn edge_usage(&self) -> f64 {
+        self.edges.len() as f64 / self.edge_capacity as f64
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        (key as usize & self.bucket_mask) * BUCKET
+    }
+
+    /// The slot holding `key`, trying `hint` first.
+    #[inline]
+    pub fn find(&self, key: u64, hint: u32) -> Option<u32> {
+        if (hint as usize) < self.slots.len() && self.slots[hint as usize].key == key {
+            return Some(hint);
+        }
+        let b = self.bucket(key);
+        (b..b + BUCKET)
+            .find(|&i| self.slots[i].key == key)
+            .map(|i| i as u32)
+    }
+
+    /// The slot holding `key`, creating a fresh node if needed (replacing the
+    /// least valuable entry of the bucket, never one in `protect`). `None` if
+    /// every slot of the bucket is protected.
+    pub fn find_or_insert(&mut self, key: u64, hint: u32, protect: &[u32]) -> Option<u32> {
+        if let Some(s) = self.find(key, hint) {
+            self.slots[s as usize].generation = self.generation;
+            return Some(s);
+        }
+        let b = self.bucket(key);
+        let generation = self.generation;
+        let worth = |n: &Node| -> u64 {
+            if n.key == 0 {
+                return 0;
+            }
+            let v = n.visits() as u64 + 1;
+            if n.generation == generation {
+                v * 16
+            } else {
+                v
+            }
+        };
+        let victim = (b..b + BUCKET)
+            .filter(|i| !protect.contains(&(*i as u32)))
+            .min_by_key(|&i| worth(&self.slots[i]))?;
+        self.slots[victim] = Node {
+            key,
+            generation,
+            ..Node::default()
+        };
+        Some(victim as u32)
+    }
+
+    #[inline]
+    pub fn node(&self, slot: u32) -> &Node {
+        &self.slots[slot as usize]
+    }
+
+    #[inline]
+    pub fn node_mut(&mut self, slot: u32) -> &mut Node {
+        &mut self.slots[slot as usize]
+    }
+
+    /// The edges of the node in `slot`.
+    #[inline]
+    pub fn edges(&self, slot: u32) -> &[Edge] {
+        let n = &self.slots[slot as usize];
+        &self.edges[n.edges_start as usize..n.edges_start as usize + n.edges_len as usize]
+    }
+
+    /// The node in `slot` and its edges, both mutable.
+    #[inline]
+    pub fn node_and_edges_mut(&mut self, slot: u32) -> (&mut Node, &mut [Edge]) {
+        let n = &mut self.slots[slot as usize];
+        let range = n.edges_start as usize..n.edges_start as usize + n.edges_len as usize;
+        (n, &mut self.edges[range])
+    }
+
+    /// Recomputes the node's child statistics from its edges, as graph search
+    /// requires: `child_n = Σ edge visits`, `child_sum = Σ edge visits · Q(child)`.
+    /// With `reread`, each visited edge first re-reads its child's current value
+    /// (transpositions may have changed it through another parent).
+    pub fn refresh(&mut self, slot: u32, reread: bool) {
+        let n = self.slots[slot as usize];
+        let range = n.edges_start as usize..n.edges_start as usize + n.edges_len as usize;
+        let (mut visits, mut sum) = (0u32, 0.0f64);
+        for e in &mut self.edges[range] {
+            if e.visits == 0 {
+                continue;
+            }
+            if reread && e.child_key != 0 && !e.multi_child {
+                let hint = e.child_slot as usize;
+                let child = if hint < self.slots.len() && self.slots[hint].key == e.child_key {
+                    Some(&self.slots[hint])
+                } else {
+                    let b = (e.child_key as usize & self.bucket_mask) * BUCKET;
+                    self.slots[b..b + BUCKET]
+                        .iter()
+                        .find(|c| c.key == e.child_key)
+                };
+                if let Some(c) = child {
+                    if c.visits() > 0 {
+                        e.child_q = c.value() as f32;
+                    }
+                }
+            }
+            visits += e.visits;
+            sum += e.visits as f64 * e.child_q as f64;
+        }
+        let n = &mut self.slots[slot as usize];
+        n.child_n = visits;
+        n.child_sum = sum;
+    }
+
+    /// Gives the leaf in `slot` the edges `new`; false if the arena is full (or
+    /// `new` is empty or too long), and the node stays a leaf.
+    pub fn expand(&mut self, slot: u32, new: &[Edge]) -> bool {
+        if new.is_empty()
+            || new.len() > u16::MAX as usize
+            || self.edges.len() + new.len() > self.edge_capacity
+            || self.slots[slot as usize].is_expanded()
+        {
+            return false;
+        }
+        let start = self.edges.len() as u32;
+        self.edges.extend_from_slice(new);
+        let n = &mut self.slots[slot as usize];
+        n.edges_start = start;
+        n.edges_len = new.len() as u16;
+        // Statistics gathered as a leaf stay as the node's own evaluations.
+        true
+    }
+
+    /// Keeps the subgraph reachable from `root` and frees the rest of the arena
+    /// (see the module documentation). Returns the number of nodes kept.
+    pub fn compact(&mut self, root: u32) -> usize {
+        let mut reachable = FxHashSet::default();
+        let mut stack = vec![root];
+        reachable.insert(root);
+        while let Some(s) = stack.pop() {
+            for e in self.edges(s) {
+                if e.child_key == 0 {
+                    continue;
+                }
+                if let Some(c) = self.find(e.child_key, e.child_slot) {
+                    if reachable.insert(c) {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+        self.keep_edges_of(|slot, _| reachable.contains(&slot));
+        reachable.len()
+    }
+
+    /// Frees about half the arena during a search: the expanded nodes with the
+    /// fewest visits (below the median) become leaves again, their children's
+    /// statistics folded into their own. `keep` (the root) is never pruned.
+    /// Returns the number of nodes pruned.
+    pub fn prune(&mut self, keep: u32) -> usize {
+        let mut visits: Vec<u32> = self
+            .slots
+            .iter()
+            .filter(|n| n.is_expanded())
+            .map(|n| n.visits())
+            .collect();
+        if visits.is_empty() {
+            return 0;
+        }
+        let mid = visits.len() / 2;
+        let (_, &mut median, _) = visits.select_nth_unstable(mid);
+        let before = self.edges.len();
+        let mut pruned = 0;
+        self.keep_edges_of(|slot, node| {
+            let keep_it = slot == keep || node.visits() > median;
+            pruned += !keep_it as usize;
+            keep_it
+        });
+        if self.edges.len() == before {
+            // Every node had the median count: drop all but `keep`.
+            self.keep_edges_of(|slot, _| slot == keep);
+        }
+        pruned
+    }
+
+    /// Keeps the edges of the expanded nodes `keep` accepts, sliding them down
+    /// the arena in place; every other expanded node becomes a leaf.
+    fn keep_edges_of(&mut self, mut keep: impl FnMut(u32, &Node) -> bool) {
+        let mut kept: Vec<u32> = Vec::new();
+        for i in 0..self.slots.len() as u32 {
+            let node = &self.slots[i as usize];
+            if !node.is_expanded() {
+                continue;
+            }
+            if keep(i, node) {
+                kept.push(i);
+            } else {
+                self.slots[i as usize].fold_children();
+            }
+        }
+        kept.sort_by_key(|&s| self.slots[s as usize].edges_start);
+        let mut top = 0usize;
+        for s in kept {
+            let n = &mut self.slots[s as usize];
+            let (start, len) = (n.edges_start as usize, n.edges_len as usize);
+            self.edges.copy_within(start..start + len, top);
+            n.edges_start = top as u32;
+            top += len;
+        }
+        self.edges.truncate(top);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_checks_the_full_key_and_replacement_keeps_visited_entries() {
+        let mut t = Table::new(1);
+        let buckets = t.slot_count() / BUCKET;
+        // Five keys in the same bucket: the fifth replaces the least visited.
+        let keys: Vec<u64> = (1..=5).map(|i| 7 + (i * buckets) as u64).collect();
+        let mut slots = Vec::new();
+        for (i, &k) in keys[..4].iter().enumerate() {
+            let s = t.find_or_insert(k, NO_SLOT, &[]).unwrap();
+            t.node_mut(s).own_n = 10 + i as u32;
+            slots.push(s);
+        }
+        t.node_mut(slots[2]).own_n = 1;
+        for &k in &keys[..4] {
+            assert!(t.find(k, NO_SLOT).is_some());
+        }
+        assert_eq!(t.find(keys[4], NO_SLOT), None, "same index, other key");
+        // Protecting the weakest entry moves the choice to the next weakest.
+        let s = t.find_or_insert(keys[4], NO_SLOT, &[slots[2]]).unwrap();
+        assert_eq!(s, slots[0]);
+        assert_eq!(t.find(keys[0], NO_SLOT), None);
+        assert!(t.find(keys[2], NO_SLOT).is_some());
+        // An entry of an older search counts a sixteenth: it goes before a
+        // fresher one with fewer visits.
+        t.new_search();
+        let old = t.find(keys[4], NO_SLOT).unwrap();
+        t.node_mut(old).own_n = 20;
+        let fresh = t.find_or_insert(keys[2], NO_SLOT, &[]).unwrap();
+        t.node_mut(fresh).own_n = 5;
+        for k in [keys[1], keys[3]] {
+            let s = t.find(k, NO_SLOT).unwrap();
+            t.node_mut(s).own_n = 1000;
+        }
+        let s = t.find_or_insert(keys[0], NO_SLOT, &[]).unwrap();
+        assert_eq!(s, old);
+        assert!(t.find(keys[2], NO_SLOT).is_some());
+    }
+
+    #[test]
+    fn pruning_keeps_the_most_visited_nodes_and_the_root() {
+        let mut t = Table::new(1);
+        let mut slots = Vec::new();
+        for k in 1..=6u64 {
+            let s = t.find_or_insert(k * 977, NO_SLOT, &[]).unwrap();
+            assert!(t.expand(s, &[Edge::new(k as u16, 1.0, 0.5); 2]));
+            let (n, e) = t.node_and_edges_mut(s);
+            e[0].visits = k as u32;
+            e[0].child_q = 1.0;
+            n.own_n = 1;
+            t.refresh(s, false);
+            slots.push(s);
+        }
+        // Visits 2..=7: the median is 5; the root (least visited) stays.
+        assert_eq!(t.prune(slots[0]), 3);
+        let expanded: Vec<bool> = slots.iter().map(|&s| t.node(s).is_expanded()).collect();
+        assert_eq!(expanded, [true, false, false, false, true, true]);
+        assert_eq!(t.edges(slots[5])[0].point, 6);
+        assert_eq!(t.edges(slots[0])[0].point, 1);
+        assert_eq!(t.edge_usage() * t.edge_capacity as f64, 6.0);
+        let folded = t.node(slots[2]);
+        assert_eq!((folded.visits(), folded.value()), (4, 0.75));
+    }
+
+    #[test]
+    fn compaction_keeps_reachable_nodes_and_folds_the_rest() {
+        let mut t = Table::new(1);
+        let root = t.find_or_insert(11, NO_SLOT, &[]).unwrap();
+        let child = t.find_or_insert(12, NO_SLOT, &[]).unwrap();
+        let orphan = t.find_or_insert(13, NO_SLOT, &[]).unwrap();
+        assert!(t.expand(orphan, &[Edge::new(5, 1.0, 0.5); 3]));
+        assert!(t.expand(root, &[Edge::new(6, 1.0, 0.5), Edge::new(7, 1.0, 0.5)]));
+        assert!(t.expand(child, &[Edge::new(8, 1.0, 0.5)]));
+        {
+            let (n, e) = t.node_and_edges_mut(root);
+            e[0].child_key = 12;
+            e[0].visits = 3;
+            e[0].child_q = 1.0;
+            n.child_n = 3;
+            n.child_sum = 3.0;
+        }
+        {
+            let (n, _) = t.node_and_edges_mut(orphan);
+            n.child_n = 4;
+            n.child_sum = 1.0;
+        }
+        assert_eq!(t.compact(root), 2);
+        assert_eq!(t.edges(root).len(), 2);
+        assert_eq!(t.edges(root)[1].point, 7);
+        assert_eq!(t.edges(child)[0].point, 8);
+        assert_eq!(t.edge_usage() * t.edge_capacity as f64, 3.0);
+        let o = t.node(orphan);
+        assert!(!o.is_expanded());
+        assert_eq!((o.own_n, o.own_sum), (4, 1.0));
+        assert_eq!(t.node(root).value(), 1.0);
+    }
+}

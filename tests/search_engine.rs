@@ -1,0 +1,288 @@
+//! The search engine's behaviour through the `Engine` contract: shared nodes,
+//! reuse between moves, analysis streaming, stopping, threads, pass, cleanup,
+//! resignation and dead stones.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
+use tengen::search::{MctsEngine, SearchConfig};
+use tengen::{Color, Game, Geometry, Move, Preset};
+
+fn engine(tt_mb: usize, transpositions: bool) -> MctsEngine {
+    MctsEngine::new(SearchConfig {
+        tt_mb,
+        transpositions,
+        ..SearchConfig::default()
+    })
+}
+
+fn with_playouts(n: u64) -> GenmoveOptions {
+    GenmoveOptions {
+        limits: Limits {
+            playouts: Some(n),
+            time: None,
+        },
+        allow_resign: true,
+        ..GenmoveOptions::default()
+    }
+}
+
+fn genmove(
+    e: &mut MctsEngine,
+    game: &Game,
+    color: Color,
+    options: &GenmoveOptions,
+) -> (Decision, Report) {
+    e.genmove(game, color, options, &AtomicBool::new(false), &mut |_| {})
+}
+
+/// A game whose position is the diagram, `to_move` to play, after `moves_before`
+/// moves (played on the empty board and then replaced by the diagram).
+fn position(rows: &[&str], to_move: Color, komi: f64, moves_before: usize) -> Game {
+    let g = Geometry::new(rows.len()).unwrap();
+    let mut game = Game::new(g, Preset::Chinese.rules(), komi);
+    let mut color = Color::Black;
+    for p in g.points().take(moves_before) {
+        game.play(color, Move::Play(p)).unwrap();
+        color = color.opp();
+    }
+    let mut setup: Vec<_> = g.points().map(|p| (p, None)).collect();
+    for (y, row) in rows.iter().enumerate() {
+        for (x, ch) in row.split_whitespace().enumerate() {
+            let stone = match ch {
+                "X" => Some(Color::Black),
+                "O" => Some(Color::White),
+                _ => None,
+            };
+            setup.push((g.point(x, y).unwrap(), stone));
+        }
+    }
+    game.setup(&setup, Some(to_move));
+    game
+}
+
+fn play_all(game: &Game, moves: &[(Color, Move)]) -> Option<Game> {
+    let mut g = game.clone();
+    for &(c, m) in moves {
+        g.play(c, m).ok()?;
+    }
+    Some(g)
+}
+
+/// Pairs of move orders (a, c, b, d) and (b, d, a, c) that reach one position,
+/// among the root's most visited moves; for each pair where both positions have
+/// a node, whether it is the same node.
+fn transposed_nodes(e: &mut MctsEngine) -> Vec<bool> {
+    let game = Game::new(Geometry::new(5).unwrap(), Preset::Chinese.rules(), 0.5);
+    let (_, report) = genmove(e, &game, Color::Black, &with_playouts(20_000));
+    let top: Vec<Move> = report.moves.iter().take(4).map(|m| m.mv).collect();
+    let mut found = Vec::new();
+    for &a in &top {
+        for &b in &top {
+            for &c in &top {
+                for &d in &top {
+                    if [a, b, c, d].contains(&Move::Pass)
+                        || a == b
+                        || c == d
+                        || [c, d].contains(&a)
+                        || [c, d].contains(&b)
+                    {
+                        continue;
+                    }
+                    use Color::{Black as B, White as W};
+                    let (Some(one), Some(two)) = (
+                        play_all(&game, &[(B, a), (W, c), (B, b), (W, d)]),
+                        play_all(&game, &[(B, b), (W, d), (B, a), (W, c)]),
+                    ) else {
+                        continue;
+                    };
+                    if let (Some((s1, v1)), Some((s2, v2))) =
+                        (e.node_of(&one, B), e.node_of(&two, B))
+                    {
+                        if v1 > 0 && v2 > 0 {
+                            found.push(s1 == s2);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn two_move_orders_share_one_node_only_with_transpositions() {
+    let shared = transposed_nodes(&mut engine(16, true));
+    assert!(!shared.is_empty(), "no transposition visited");
+    assert!(shared.iter().all(|&s| s));
+    let plain = transposed_nodes(&mut engine(16, false));
+    assert!(!plain.is_empty(), "no pair of orders visited");
+    assert!(plain.iter().all(|&s| !s), "a plain tree never shares");
+}
+
+#[test]
+fn the_table_survives_between_moves_until_cleared() {
+    let mut e = engine(16, true);
+    let mut game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+    let (d, report) = genmove(&mut e, &game, Color::Black, &with_playouts(3000));
+    assert!(matches!(d, Decision::Play(Move::Play(_))));
+    let pv = &report.moves[0].pv;
+    assert!(pv.len() >= 2, "pv {pv:?}");
+    game.play(Color::Black, pv[0]).unwrap();
+    game.play(Color::White, pv[1]).unwrap();
+    let (_, visits) = e
+        .node_of(&game, Color::Black)
+        .expect("the reply's node is kept");
+    assert!(visits > 0);
+    // The next search starts from what the last one learnt.
+    let (_, next) = genmove(&mut e, &game, Color::Black, &with_playouts(100));
+    assert!(next.moves.iter().map(|m| m.visits).sum::<u64>() > 100);
+    e.clear();
+    assert_eq!(e.node_of(&game, Color::Black), None);
+}
+
+#[test]
+fn analyze_streams_reports_until_stopped() {
+    let mut e = engine(16, true);
+    let game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+    let stop = AtomicBool::new(false);
+    let mut seen: Vec<u64> = Vec::new();
+    e.analyze(
+        &game,
+        Color::White,
+        Duration::from_millis(2),
+        &stop,
+        &mut |r: &Report| {
+            assert_eq!(r.ownership.len(), 81);
+            assert!(r.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
+            for m in &r.moves {
+                assert!((0.0..=1.0).contains(&m.winrate) && m.lcb <= m.winrate);
+                assert_eq!(m.pv.first(), Some(&m.mv));
+            }
+            seen.push(r.visits);
+            if seen.len() == 3 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(seen.len() >= 3);
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert!(seen[2] > 0);
+}
+
+#[test]
+fn a_stopped_search_still_answers_and_threads_work() {
+    let game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+    let stop = AtomicBool::new(true);
+    let mut e = engine(16, true);
+    let (d, r) = e.genmove(
+        &game,
+        Color::Black,
+        &with_playouts(1_000_000),
+        &stop,
+        &mut |_| {},
+    );
+    let Decision::Play(mv) = d else {
+        panic!("resigned")
+    };
+    assert!(game.is_legal(Color::Black, mv));
+    assert!(
+        r.visits >= 1 && r.visits < 100,
+        "stopped at once: {}",
+        r.visits
+    );
+    let mut two = MctsEngine::new(SearchConfig {
+        threads: 2,
+        tt_mb: 16,
+        ..SearchConfig::default()
+    });
+    let (d, r) = genmove(&mut two, &game, Color::Black, &with_playouts(2000));
+    let Decision::Play(mv) = d else {
+        panic!("resigned")
+    };
+    assert!(game.is_legal(Color::Black, mv));
+    assert!(r.visits >= 1000, "{}", r.visits);
+}
+
+/// Black's area, all alive, with a dead white stone at (2,0); White has just passed.
+const WON: [&str; 5] = [
+    ". . O X .", //
+    ". . . X X", //
+    "X X X X .", //
+    ". . . X X", //
+    ". . . X .", //
+];
+
+#[test]
+fn passes_when_won_but_cleans_up_dead_stones_first() {
+    let mut game = position(&WON, Color::White, 0.5, 0);
+    game.play(Color::White, Move::Pass).unwrap();
+    let dead = engine(4, true).dead_stones(&game);
+    assert_eq!(dead, vec![game.board().geometry().point(2, 0).unwrap()]);
+    let (d, _) = genmove(
+        &mut engine(4, true),
+        &game,
+        Color::Black,
+        &with_playouts(500),
+    );
+    assert_eq!(d, Decision::Play(Move::Pass));
+    let cleanup = GenmoveOptions {
+        cleanup: true,
+        ..with_playouts(500)
+    };
+    let (d, _) = genmove(&mut engine(4, true), &game, Color::Black, &cleanup);
+    assert!(matches!(d, Decision::Play(Move::Play(_))), "{d:?}");
+    // Once the dead stone is captured, cleanup passes after White's pass.
+    let mut cleaned = game.clone();
+    let g = game.board().geometry();
+    for (x, y) in [(2, 1), (1, 0)] {
+        let p = g.point(x, y).unwrap();
+        cleaned.play(Color::Black, Move::Play(p)).unwrap();
+        cleaned.play(Color::White, Move::Pass).unwrap();
+    }
+    assert!(cleaned.board().at(g.point(2, 0).unwrap()) == tengen::Stone::Empty);
+    let (d, _) = genmove(&mut engine(4, true), &cleaned, Color::Black, &cleanup);
+    assert_eq!(d, Decision::Play(Move::Pass));
+}
+
+/// White owns the board with many eyes; Black has nothing.
+const LOST: [&str; 5] = [
+    ". . . O .", //
+    "O O O O O", //
+    ". O . O .", //
+    "O O O O O", //
+    ". O . O .", //
+];
+
+#[test]
+fn resigns_when_lost_but_not_in_the_opening_nor_when_told_not_to() {
+    let late = position(&LOST, Color::Black, 0.5, 14);
+    let (d, r) = genmove(
+        &mut engine(4, true),
+        &late,
+        Color::Black,
+        &with_playouts(500),
+    );
+    assert_eq!(d, Decision::Resign, "winrate {}", r.winrate);
+    let early = position(&LOST, Color::Black, 0.5, 0);
+    let (d, _) = genmove(
+        &mut engine(4, true),
+        &early,
+        Color::Black,
+        &with_playouts(500),
+    );
+    assert_ne!(d, Decision::Resign, "never in the opening");
+    let mut never = MctsEngine::new(SearchConfig {
+        tt_mb: 4,
+        resign_threshold: 0.0,
+        ..SearchConfig::default()
+    });
+    let (d, _) = genmove(&mut never, &late, Color::Black, &with_playouts(500));
+    assert_ne!(d, Decision::Resign, "threshold 0 never resigns");
+    let no_resign = GenmoveOptions {
+        allow_resign: false,
+        ..with_playouts(500)
+    };
+    let (d, _) = genmove(&mut engine(4, true), &late, Color::Black, &no_resign);
+    assert_ne!(d, Decision::Resign);
+}

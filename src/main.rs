@@ -29,6 +29,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Play two GTP engines against each other (colours alternate) and print
+    /// one line per game and engine A's win rate with a 95% interval.
+    Match(tengen::match_runner::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,15 @@ fn main() -> ExitCode {
                 );
             }
             ExitCode::SUCCESS
+        }
+        Some(Command::Match(args)) => {
+            match tengen::match_runner::run(&args, &mut std::io::stdout().lock()) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("tengen match: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         None => {
             eprintln!("tengen: the GTP engine is not built yet; try `tengen bench`");

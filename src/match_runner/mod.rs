@@ -1,0 +1,190 @@
+//! `tengen match`: plays two GTP engines against each other, colours
+//! alternating as in gogui-twogtp (game 1: engine A — the `--black` engine —
+//! takes Black, game 2: White, …), checks every move under our own rules,
+//! counts finished games and reports the win rate of engine A with a 95%
+//! Wilson interval.
+//!
+//! The game lines and the summary go to the given writer (stdout); progress
+//! and engine trouble go to stderr.
+
+mod game_loop;
+mod player;
+mod report;
+pub mod stats;
+mod vertex;
+
+pub use game_loop::{Ending, GameRecord, Verdict};
+
+use crate::config::RuleArgs;
+use crate::rules::Preset;
+use clap::Args;
+use game_loop::GameSpec;
+use player::{GameSettings, Player, Timeouts};
+use report::Tally;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+/// `tengen match` options.
+#[derive(Args, Clone, Debug)]
+pub struct MatchArgs {
+    /// Engine A, Black in odd-numbered games: a command line run with `sh -c`.
+    #[arg(long, value_name = "CMD")]
+    pub black: String,
+    /// Engine B, White in odd-numbered games: a command line run with `sh -c`.
+    #[arg(long, value_name = "CMD")]
+    pub white: String,
+    /// Number of games; colours alternate.
+    #[arg(long, default_value_t = 2)]
+    pub games: u32,
+    /// Board size (2 to 25).
+    #[arg(long, default_value_t = 9)]
+    pub size: usize,
+    /// Komi; default: the rule preset's usual komi.
+    #[arg(long, allow_negative_numbers = true)]
+    pub komi: Option<f64>,
+    /// Seconds per move, sent as `time_settings 0 T 1` (Canadian byo-yomi, one
+    /// stone per T seconds) and `time_left <color> T 1` before every genmove,
+    /// each if the engine lists it.
+    #[arg(long, value_name = "T")]
+    pub time: Option<u32>,
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Referee engine: told every move; its `final_status_list dead` decides
+    /// the dead stones; its `final_score` is shown when it differs from ours.
+    #[arg(long, value_name = "CMD")]
+    pub referee: Option<String>,
+    /// A game reaching this many moves ends without result.
+    #[arg(long, default_value_t = 1000, value_name = "M")]
+    pub max_moves: u32,
+    /// Seconds an engine may take to answer any command but genmove.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Seconds an engine may take for genmove before it loses on time;
+    /// default: 2T with at least 5 s margin when --time T is given, else 120.
+    #[arg(long, value_name = "SECONDS")]
+    pub move_timeout: Option<f64>,
+}
+
+/// What a match produced.
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    pub games: Vec<GameRecord>,
+    /// Colour engine A played in each game.
+    pub a_colors: Vec<crate::Color>,
+}
+
+impl MatchArgs {
+    /// Checks the options that clap cannot check.
+    fn validate(&self) -> Result<(), String> {
+        if crate::Geometry::new(self.size).is_none() {
+            return Err(format!("--size {} is not supported (2 to 25)", self.size));
+        }
+        let seconds_ok = |s: f64| s.is_finite() && s > 0.0 && s < 1e7;
+        if !seconds_ok(self.timeout) || !self.move_timeout.is_none_or(seconds_ok) {
+            return Err("timeouts must be positive numbers of seconds".into());
+        }
+        if self.komi.is_some_and(|k| !k.is_finite()) {
+            return Err("--komi must be a number".into());
+        }
+        Ok(())
+    }
+
+    fn timeouts(&self) -> Timeouts {
+        let genmove = self.move_timeout.unwrap_or(match self.time {
+            Some(t) => f64::from(t) + f64::from(t).max(5.0),
+            None => 120.0,
+        });
+        Timeouts {
+            command: Duration::from_secs_f64(self.timeout),
+            genmove: Duration::from_secs_f64(genmove),
+        }
+    }
+}
+
+/// The `kgs-rules` name of a preset.
+fn kgs_rules_name(preset: Preset) -> Option<&'static str> {
+    match preset {
+        Preset::Chinese => Some("chinese"),
+        Preset::Japanese => Some("japanese"),
+        Preset::Aga => Some("aga"),
+        Preset::NewZealand => Some("new_zealand"),
+        Preset::TrompTaylor => None,
+    }
+}
+
+/// Plays the match, writing one line per game and the summary to `out`.
+///
+/// # Errors
+/// Invalid options, or `out` cannot be written. Engine failures are never
+/// errors: they lose games.
+pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, String> {
+    args.validate()?;
+    let preset = args.rules.preset().unwrap_or(Preset::Chinese);
+    let spec = GameSpec {
+        settings: GameSettings {
+            size: args.size,
+            komi: args.komi.unwrap_or(preset.default_komi()),
+            kgs_rules: kgs_rules_name(preset),
+            seconds_per_move: args.time,
+        },
+        rules: args.rules.resolve(Preset::Chinese),
+        max_moves: args.max_moves,
+        timeouts: args.timeouts(),
+    };
+    let started = Instant::now();
+    let mut a = Player::new(&args.black, "A");
+    let mut b = Player::new(&args.white, "B");
+    let mut referee = args.referee.as_deref().map(|c| Player::new(c, "referee"));
+    for p in [&mut a, &mut b] {
+        if let Err(e) = p.start(spec.timeouts.command) {
+            eprintln!("engine {}: {e}", p.label());
+        }
+    }
+    let io = |e: io::Error| format!("cannot write the results: {e}");
+    writeln!(out, "A: {}", a.display_name()).map_err(io)?;
+    writeln!(out, "B: {}", b.display_name()).map_err(io)?;
+    writeln!(
+        out,
+        "{} games, {}x{}, komi {}, rules {}{}",
+        args.games,
+        args.size,
+        args.size,
+        spec.settings.komi,
+        preset.name(),
+        args.time
+            .map_or(String::new(), |t| format!(", {t} s per move"))
+    )
+    .map_err(io)?;
+
+    let mut summary = MatchSummary {
+        games: Vec::new(),
+        a_colors: Vec::new(),
+    };
+    let mut tally = Tally::default();
+    for number in 1..=args.games {
+        let a_color = if number % 2 == 1 {
+            crate::Color::Black
+        } else {
+            crate::Color::White
+        };
+        eprintln!("game {number} of {}: A plays {a_color}", args.games);
+        let record = match a_color {
+            crate::Color::Black => game_loop::play_game(&spec, &mut a, &mut b, referee.as_mut()),
+            crate::Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
+        };
+        tally.add(&record, a_color);
+        writeln!(out, "{}", report::game_line(number, a_color, &record)).map_err(io)?;
+        summary.games.push(record);
+        summary.a_colors.push(a_color);
+    }
+    for p in [&mut a, &mut b] {
+        p.stop();
+    }
+    if let Some(r) = referee.as_mut() {
+        r.stop();
+    }
+    for line in tally.summary_lines(started.elapsed()) {
+        writeln!(out, "{line}").map_err(io)?;
+    }
+    Ok(summary)
+}

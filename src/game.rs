@@ -158,6 +158,12 @@ impl Game {
         self.to_move = color;
     }
 
+    /// The start position: the initial board or the last setup (what undo
+    /// returns to), and who was to move there. For SGF writing.
+    pub fn start_position(&self) -> (&Board, Color) {
+        (&self.start, self.start_to_move)
+    }
+
     /// The turns played since the start position.
     #[inline]
     pub fn turns(&self) -> &[Turn] {

@@ -35,6 +35,7 @@ pub mod match_runner;
 pub mod playout;
 pub mod rules;
 pub mod score;
+pub mod sgf;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};
 pub use game::{Game, IllegalMove, Turn};

@@ -1,0 +1,1 @@
+//! `tengen check`: replay SGF games and collect rule violations.

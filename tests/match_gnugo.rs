@@ -1,6 +1,9 @@
 //! `tengen match` with GNU Go: tiny matches (7x7 and 5x5, level 0). Each test
 //! skips with a notice when /usr/games/gnugo is not installed.
 
+mod match_support;
+
+use match_support::TempDir;
 use std::path::Path;
 use std::process::Command;
 
@@ -83,15 +86,11 @@ fn gnugo_against_itself_alternates_colours_and_agrees_with_the_referee() {
 #[test]
 fn gnugo_takes_time_settings_and_beats_a_passer() {
     let Some(g) = gnugo() else { return };
-    let dir = std::env::temp_dir().join(format!("tengen-match-gnugo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let passer = dir.join("passer.sh");
-    std::fs::write(
-        &passer,
+    let dir = TempDir::new();
+    let passer = dir.script(
+        "passer.sh",
         "while read -r c rest; do\n  case \"$c\" in\n    genmove) printf '= pass\\n\\n' ;;\n    quit) printf '= \\n\\n'; exit 0 ;;\n    *) printf '= \\n\\n' ;;\n  esac\ndone\n",
-    )
-    .unwrap();
-    let passer = format!("sh {}", passer.display());
+    );
     let out = run_match(&[
         "--black", &passer, "--white", &g, "--games", "2", "--size", "5", "--time", "1",
     ]);

@@ -1,37 +1,21 @@
 //! The GTP client against fake engines (small `sh` scripts) that misbehave:
 //! garbage, early exit, hanging, floods on stderr, over-long responses.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod match_support;
+
+use match_support::TempDir;
 use std::time::{Duration, Instant};
 use tengen::gtp_client::{GtpClient, GtpError};
 
 const SHORT: Duration = Duration::from_millis(700);
 const LONG: Duration = Duration::from_secs(10);
 
-/// A fresh directory for one test's scripts.
-fn temp_dir() -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "tengen-gtp-client-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Writes `body` as a script and returns the command line that runs it.
-fn script(body: &str) -> String {
-    let path = temp_dir().join("engine.sh");
-    std::fs::write(&path, body).unwrap();
-    format!("sh {}", path.display())
-}
-
 /// A well-behaved engine loop with a configurable answer to `genmove`.
-fn engine_answering_genmove_with(answer: &str) -> String {
-    script(&format!(
-        r#"while IFS= read -r line; do
+fn engine_answering_genmove_with(dir: &TempDir, answer: &str) -> String {
+    dir.script(
+        "engine.sh",
+        &format!(
+            r#"while IFS= read -r line; do
   case "$line" in
     genmove*) printf '{answer}' ;;
     quit) printf '= \n\n'; exit 0 ;;
@@ -39,12 +23,15 @@ fn engine_answering_genmove_with(answer: &str) -> String {
   esac
 done
 "#
-    ))
+        ),
+    )
 }
 
 #[test]
 fn reads_ids_crlf_multiline_and_skips_stray_text() {
+    let dir = TempDir::new();
     let cmd = engine_answering_genmove_with(
+        &dir,
         r"warming up\nnot a response\n=7 first\r\nsecond line\r\n\r\n",
     );
     let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
@@ -55,7 +42,8 @@ fn reads_ids_crlf_multiline_and_skips_stray_text() {
 
 #[test]
 fn failure_responses_keep_the_engine_usable() {
-    let cmd = engine_answering_genmove_with(r"? illegal move\n\n");
+    let dir = TempDir::new();
+    let cmd = engine_answering_genmove_with(&dir, r"? illegal move\n\n");
     let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
     match c.send("genmove b", LONG) {
         Err(e @ GtpError::Failed { .. }) => {
@@ -69,7 +57,8 @@ fn failure_responses_keep_the_engine_usable() {
 
 #[test]
 fn garbage_without_a_response_times_out() {
-    let cmd = engine_answering_genmove_with(r"banana\n\001\377\376 junk\nmore junk\n");
+    let dir = TempDir::new();
+    let cmd = engine_answering_genmove_with(&dir, r"banana\n\001\377\376 junk\nmore junk\n");
     let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
     let start = Instant::now();
     let err = c.send("genmove b", SHORT).unwrap_err();
@@ -80,7 +69,8 @@ fn garbage_without_a_response_times_out() {
 
 #[test]
 fn an_engine_that_exits_is_reported_with_its_stderr() {
-    let cmd = script("read line\necho 'out of memory' >&2\nexit 3\n");
+    let dir = TempDir::new();
+    let cmd = dir.script("engine.sh", "read line\necho 'out of memory' >&2\nexit 3\n");
     let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
     let err = c.send("list_commands", LONG).unwrap_err();
     match &err {
@@ -111,15 +101,14 @@ fn process_state(pid: &str) -> Option<char> {
 
 #[test]
 fn a_hung_engine_times_out_and_kill_takes_its_children() {
-    let dir = temp_dir();
-    let pid_file = dir.join("sleeper.pid");
+    let dir = TempDir::new();
+    let pid_file = dir.path().join("sleeper.pid");
     let body = format!(
         "read line\nsleep 300 &\necho $! > {}\nwait\n",
         pid_file.display()
     );
-    let path = dir.join("hang.sh");
-    std::fs::write(&path, body).unwrap();
-    let mut c = GtpClient::spawn(&format!("sh {}", path.display()), "fake").unwrap();
+    let cmd = dir.script("hang.sh", &body);
+    let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
     let err = c.send("genmove b", SHORT).unwrap_err();
     assert!(matches!(err, GtpError::Timeout { .. }), "{err:?}");
     let sleeper = std::fs::read_to_string(&pid_file).unwrap();
@@ -137,8 +126,10 @@ fn a_hung_engine_times_out_and_kill_takes_its_children() {
 
 #[test]
 fn a_flood_on_stderr_does_not_block_the_engine() {
+    let dir = TempDir::new();
     // 4 MB on stderr before the answer: far more than a pipe buffer holds.
-    let cmd = script(
+    let cmd = dir.script(
+        "engine.sh",
         r#"read line
 i=0
 while [ $i -lt 4096 ]; do
@@ -159,7 +150,11 @@ read line
 
 #[test]
 fn an_endless_response_is_refused() {
-    let cmd = script("read line\nprintf '= start\\n'\nyes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'\n");
+    let dir = TempDir::new();
+    let cmd = dir.script(
+        "engine.sh",
+        "read line\nprintf '= start\\n'\nyes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'\n",
+    );
     let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
     let err = c.send("genmove b", Duration::from_secs(60)).unwrap_err();
     assert!(matches!(err, GtpError::Malformed { .. }), "{err:?}");
@@ -167,9 +162,10 @@ fn an_endless_response_is_refused() {
 
 #[test]
 fn an_extra_response_does_not_shift_later_answers() {
+    let dir = TempDir::new();
     // Two responses to `genmove`: the second must not be taken as the answer
     // to the next command.
-    let cmd = engine_answering_genmove_with(r"= C3\n\n= D4\n\n");
+    let cmd = engine_answering_genmove_with(&dir, r"= C3\n\n= D4\n\n");
     let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
     assert_eq!(c.send("genmove b", LONG).unwrap(), "C3");
     std::thread::sleep(Duration::from_millis(500));

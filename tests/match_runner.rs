@@ -2,27 +2,18 @@
 //! every kind of engine failure turned into a lost game, colours alternating,
 //! dead stones only when both engines agree.
 
-use std::path::PathBuf;
+mod match_support;
+
+use match_support::TempDir;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A fresh directory for one test's files.
-fn temp_dir() -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "tengen-match-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A fake engine: `genmove` answers the next word of `moves` (then `pass`;
 /// the list restarts on `clear_board`), where `CRASH` exits and `HANG`
 /// sleeps; `final_status_list dead` answers `dead`; `play` answers `play_answer`.
-fn fake_engine(moves: &str, dead: &str, play_answer: &str) -> String {
-    let path = temp_dir().join("fake.sh");
+fn fake_engine(dir: &TempDir, moves: &str, dead: &str, play_answer: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("fake-{}.sh", NEXT.fetch_add(1, Ordering::Relaxed));
     let body = format!(
         r#"all="{moves}"
 moves="$all"
@@ -48,12 +39,11 @@ while IFS= read -r line; do
 done
 "#
     );
-    std::fs::write(&path, body).unwrap();
-    format!("sh {}", path.display())
+    dir.script(&name, &body)
 }
 
-fn passer() -> String {
-    fake_engine("", "", r"= \n\n")
+fn passer(dir: &TempDir) -> String {
+    fake_engine(dir, "", "", r"= \n\n")
 }
 
 /// Runs `tengen match` with the given engines and extra arguments; returns
@@ -79,9 +69,10 @@ fn game_lines(stdout: &str) -> Vec<&str> {
 
 #[test]
 fn two_passers_alternate_colours_and_white_wins_on_komi() {
+    let dir = TempDir::new();
     let out = run_match(
-        &passer(),
-        &passer(),
+        &passer(&dir),
+        &passer(&dir),
         &["--games", "2", "--size", "5", "--komi", "0.5"],
     );
     let games = game_lines(&out);
@@ -103,9 +94,10 @@ fn two_passers_alternate_colours_and_white_wins_on_komi() {
 
 #[test]
 fn an_illegal_move_loses_the_game() {
+    let dir = TempDir::new();
     // A plays C3 every time: the second time the point is occupied.
-    let a = fake_engine("C3 C3", "", r"= \n\n");
-    let out = run_match(&a, &passer(), &["--games", "2", "--size", "5"]);
+    let a = fake_engine(&dir, "C3 C3", "", r"= \n\n");
+    let out = run_match(&a, &passer(&dir), &["--games", "2", "--size", "5"]);
     let games = game_lines(&out);
     assert_eq!(games.len(), 2, "{out}");
     for line in &games {
@@ -121,12 +113,13 @@ fn an_illegal_move_loses_the_game() {
 
 #[test]
 fn unreadable_moves_lose() {
+    let dir = TempDir::new();
     // Off the 5x5 board, and not a vertex at all.
-    let a = fake_engine("E6", "", r"= \n\n");
-    let out = run_match(&a, &passer(), &["--games", "1", "--size", "5"]);
+    let a = fake_engine(&dir, "E6", "", r"= \n\n");
+    let out = run_match(&a, &passer(&dir), &["--games", "1", "--size", "5"]);
     assert!(out.contains("A forfeits: unreadable move 'E6'"), "{out}");
-    let a = fake_engine("banana", "", r"= \n\n");
-    let out = run_match(&a, &passer(), &["--games", "1", "--size", "5"]);
+    let a = fake_engine(&dir, "banana", "", r"= \n\n");
+    let out = run_match(&a, &passer(&dir), &["--games", "1", "--size", "5"]);
     assert!(
         out.contains("W+F, B wins, 0 moves, A forfeits: unreadable move 'banana'"),
         "{out}"
@@ -135,10 +128,11 @@ fn unreadable_moves_lose() {
 
 #[test]
 fn superko_is_checked_under_the_chosen_rules() {
+    let dir = TempDir::new();
     // On 2x2, Black's third A2 captures three stones and recreates the
     // position after move 1: legal under simple ko, not under positional superko.
-    let black = fake_engine("A2 A1 A2 A2", "", r"= \n\n");
-    let white = fake_engine("B2 B1 A1", "", r"= \n\n");
+    let black = fake_engine(&dir, "A2 A1 A2 A2", "", r"= \n\n");
+    let white = fake_engine(&dir, "B2 B1 A1", "", r"= \n\n");
     let args = |rules| {
         [
             "--games", "1", "--size", "2", "--komi", "0.5", "--rules", rules,
@@ -155,10 +149,11 @@ fn superko_is_checked_under_the_chosen_rules() {
 
 #[test]
 fn ko_recapture_is_illegal() {
+    let dir = TempDir::new();
     // 4x4 ko: Black B4 A3 B2, White C4 D3 C2, then Black C3, White B3
     // captures C3, and Black's immediate recapture at C3 is a ko violation.
-    let black = fake_engine("B4 A3 B2 C3 C3", "", r"= \n\n");
-    let white = fake_engine("C4 D3 C2 B3", "", r"= \n\n");
+    let black = fake_engine(&dir, "B4 A3 B2 C3 C3", "", r"= \n\n");
+    let white = fake_engine(&dir, "C4 D3 C2 B3", "", r"= \n\n");
     for rules in ["japanese", "chinese", "aga", "new-zealand", "tromp-taylor"] {
         let out = run_match(
             &black,
@@ -174,8 +169,9 @@ fn ko_recapture_is_illegal() {
 
 #[test]
 fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
-    let resigner = fake_engine("resign", "", r"= \n\n");
-    let out = run_match(&resigner, &passer(), &["--games", "2", "--size", "5"]);
+    let dir = TempDir::new();
+    let resigner = fake_engine(&dir, "resign", "", r"= \n\n");
+    let out = run_match(&resigner, &passer(&dir), &["--games", "2", "--size", "5"]);
     let games = game_lines(&out);
     assert!(
         games[0].contains("W+R, B wins, 0 moves, A resigned"),
@@ -186,8 +182,8 @@ fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
         "{out}"
     );
 
-    let crasher = fake_engine("CRASH", "", r"= \n\n");
-    let out = run_match(&crasher, &passer(), &["--games", "2", "--size", "5"]);
+    let crasher = fake_engine(&dir, "CRASH", "", r"= \n\n");
+    let out = run_match(&crasher, &passer(&dir), &["--games", "2", "--size", "5"]);
     let games = game_lines(&out);
     assert_eq!(games.len(), 2, "{out}");
     for line in games {
@@ -201,10 +197,10 @@ fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
         "the stderr tail is reported: {out}"
     );
 
-    let hanger = fake_engine("HANG", "", r"= \n\n");
+    let hanger = fake_engine(&dir, "HANG", "", r"= \n\n");
     let out = run_match(
         &hanger,
-        &passer(),
+        &passer(&dir),
         &["--games", "2", "--size", "5", "--move-timeout", "0.5"],
     );
     let games = game_lines(&out);
@@ -217,8 +213,9 @@ fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
 
 #[test]
 fn refusing_a_legal_move_loses() {
-    let refuser = fake_engine("", "", r"? illegal move\n\n");
-    let stone = fake_engine("C3", "", r"= \n\n");
+    let dir = TempDir::new();
+    let refuser = fake_engine(&dir, "", "", r"? illegal move\n\n");
+    let stone = fake_engine(&dir, "C3", "", r"= \n\n");
     let out = run_match(&stone, &refuser, &["--games", "1", "--size", "5"]);
     assert!(
         out.contains("B+F, A wins, 1 moves, B forfeits: refused the legal move 'play b C3'"),
@@ -228,18 +225,23 @@ fn refusing_a_legal_move_loses() {
 
 #[test]
 fn dead_stones_count_only_when_both_engines_agree() {
+    let dir = TempDir::new();
     // Black plays C3 and passes; the lone stone is dead if both engines say so.
     let args = ["--games", "1", "--size", "5", "--komi", "0.5"];
     let out = run_match(
-        &fake_engine("C3", "C3", r"= \n\n"),
-        &fake_engine("", "c3", r"= \n\n"),
+        &fake_engine(&dir, "C3", "C3", r"= \n\n"),
+        &fake_engine(&dir, "", "c3", r"= \n\n"),
         &args,
     );
     assert!(
         out.contains("W+0.5, B wins, 3 moves, two passes (dead stones agreed by both engines)"),
         "{out}"
     );
-    let out = run_match(&fake_engine("C3", "C3", r"= \n\n"), &passer(), &args);
+    let out = run_match(
+        &fake_engine(&dir, "C3", "C3", r"= \n\n"),
+        &passer(&dir),
+        &args,
+    );
     assert!(
         out.contains(
             "B+24.5, A wins, 3 moves, two passes (no dead stones removed (engines disagree))"
@@ -247,9 +249,13 @@ fn dead_stones_count_only_when_both_engines_agree() {
         "{out}"
     );
     // A referee decides alone.
-    let referee = fake_engine("", "C3", r"= \n\n");
+    let referee = fake_engine(&dir, "", "C3", r"= \n\n");
     let with_referee = [&args[..], &["--referee", &referee]].concat();
-    let out = run_match(&fake_engine("C3", "", r"= \n\n"), &passer(), &with_referee);
+    let out = run_match(
+        &fake_engine(&dir, "C3", "", r"= \n\n"),
+        &passer(&dir),
+        &with_referee,
+    );
     assert!(
         out.contains("W+0.5, B wins, 3 moves, two passes (dead stones from the referee)"),
         "{out}"
@@ -258,8 +264,9 @@ fn dead_stones_count_only_when_both_engines_agree() {
 
 #[test]
 fn the_move_cap_ends_a_game_without_result() {
-    let black = fake_engine("A1 B1 C1 D1", "", r"= \n\n");
-    let white = fake_engine("A3 B3 C3 D3", "", r"= \n\n");
+    let dir = TempDir::new();
+    let black = fake_engine(&dir, "A1 B1 C1 D1", "", r"= \n\n");
+    let white = fake_engine(&dir, "A3 B3 C3 D3", "", r"= \n\n");
     let out = run_match(
         &black,
         &white,
@@ -283,4 +290,57 @@ fn bad_options_are_refused_without_running_engines() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--size 30"));
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn every_game_is_saved_as_sgf() {
+    let dir = TempDir::new();
+    let sgf_dir = dir.path().join("sgf");
+    let black = fake_engine(&dir, "C3 D4", "", r"= \n\n");
+    let white = fake_engine(&dir, "B2", "", r"= \n\n");
+    let out = run_match(
+        &black,
+        &white,
+        &[
+            "--games",
+            "2",
+            "--size",
+            "5",
+            "--komi",
+            "0.5",
+            "--sgf-dir",
+            sgf_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(game_lines(&out).len(), 2, "{out}");
+    for (file, result) in [("game-001.sgf", "B+"), ("game-002.sgf", "W+")] {
+        let text = std::fs::read(sgf_dir.join(file)).unwrap();
+        let loaded = tengen::sgf::load(&text, 0, None, tengen::Rules::default(), 0.0).unwrap();
+        assert_eq!(loaded.info.size, 5);
+        assert_eq!(loaded.info.komi, Some(0.5));
+        assert!(
+            loaded
+                .info
+                .result
+                .as_deref()
+                .is_some_and(|r| r.starts_with(result)),
+            "{file}"
+        );
+        let moves: Vec<String> = loaded
+            .game
+            .turns()
+            .iter()
+            .map(|t| match t.mv {
+                tengen::Move::Pass => format!("{} pass", t.color.letter()),
+                tengen::Move::Play(p) => format!("{} {},{}", t.color.letter(), p.x(), p.y()),
+            })
+            .collect();
+        // Game 1: B C3, W B2, B D4, W pass, B pass. Game 2: engine A (C3 D4) is White.
+        let expected: &[&str] = if file == "game-001.sgf" {
+            &["B 2,2", "W 1,3", "B 3,1", "W pass", "B pass"]
+        } else {
+            &["B 1,3", "W 2,2", "B pass", "W 3,1", "B pass", "W pass"]
+        };
+        assert_eq!(moves, expected, "{file}");
+    }
 }

@@ -11,7 +11,7 @@
 use super::player::{GameSettings, Player, Timeouts};
 use super::vertex;
 use crate::board::{Color, Geometry, Move, Point};
-use crate::game::{Game, Turn};
+use crate::game::Game;
 use crate::gtp_client::GtpError;
 use crate::rules::Rules;
 use crate::score::GameResult;
@@ -19,6 +19,8 @@ use crate::score::GameResult;
 /// Everything one game needs besides the players.
 #[derive(Clone, Debug)]
 pub struct GameSpec {
+    /// The board; `settings.size` is its size.
+    pub geometry: Geometry,
     pub settings: GameSettings,
     pub rules: Rules,
     /// The game ends without result after this many moves.
@@ -57,7 +59,8 @@ pub enum Verdict {
 /// A played game.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
-    pub turns: Vec<Turn>,
+    /// The game as far as it went: every move in it is legal.
+    pub game: Game,
     pub ending: Ending,
     pub verdict: Verdict,
     /// The result as SGF `RE` writes it: `B+3.5`, `W+R`, `B+T`, `W+F`, `0`, `Void`.
@@ -75,15 +78,7 @@ pub fn play_game(
     white: &mut Player,
     mut referee: Option<&mut Player>,
 ) -> GameRecord {
-    let geometry = match Geometry::new(spec.settings.size) {
-        Some(g) => g,
-        None => {
-            return finish(
-                Vec::new(),
-                Ending::BothFailed(format!("unsupported board size {}", spec.settings.size)),
-            )
-        }
-    };
+    let geometry = spec.geometry;
     let mut game = Game::new(geometry, spec.rules, spec.settings.komi);
     let mut notes = Vec::new();
     let timeout = spec.timeouts.command;
@@ -92,10 +87,10 @@ pub fn play_game(
     match (setup_black, setup_white) {
         (Err(b), Err(w)) => {
             let why = format!("black: {b}; white: {w}");
-            return finish(Vec::new(), Ending::BothFailed(why));
+            return finish(game, Ending::BothFailed(why));
         }
-        (Err(e), _) => return forfeit(&game, Color::Black, fault(format!("setup: {e}"))),
-        (_, Err(e)) => return forfeit(&game, Color::White, fault(format!("setup: {e}"))),
+        (Err(e), _) => return forfeit(game, Color::Black, fault(format!("setup: {e}"))),
+        (_, Err(e)) => return forfeit(game, Color::White, fault(format!("setup: {e}"))),
         _ => {}
     }
     if let Some(r) = referee.as_deref_mut() {
@@ -155,8 +150,8 @@ pub fn play_game(
     };
 
     let mut record = match ending {
-        Ending::TwoPasses => score_finished(spec, &game, black, white, referee, &mut notes),
-        other => finish(game.turns().to_vec(), other),
+        Ending::TwoPasses => score_finished(spec, game, black, white, referee, &mut notes),
+        other => finish(game, other),
     };
     record.notes.splice(0..0, notes);
     record
@@ -212,7 +207,7 @@ fn ask_move(
 /// it differs from ours, is noted.
 fn score_finished(
     spec: &GameSpec,
-    game: &Game,
+    game: Game,
     black: &mut Player,
     white: &mut Player,
     referee: Option<&mut Player>,
@@ -271,7 +266,7 @@ fn score_finished(
         None => Verdict::Draw,
     };
     GameRecord {
-        turns: game.turns().to_vec(),
+        game,
         ending: Ending::TwoPasses,
         verdict,
         result: text,
@@ -319,17 +314,17 @@ fn same_score(text: &str, ours: GameResult) -> bool {
 }
 
 /// The record of a game that `loser` forfeited.
-fn forfeit(game: &Game, loser: Color, fault: Fault) -> GameRecord {
+fn forfeit(game: Game, loser: Color, fault: Fault) -> GameRecord {
     let ending = Ending::Forfeit {
         loser,
         on_time: fault.on_time,
         why: fault.why,
     };
-    finish(game.turns().to_vec(), ending)
+    finish(game, ending)
 }
 
 /// The record of a game that ended without counting.
-fn finish(turns: Vec<Turn>, ending: Ending) -> GameRecord {
+fn finish(game: Game, ending: Ending) -> GameRecord {
     let (verdict, result) = match &ending {
         Ending::Resignation(c) => (Verdict::Winner(c.opp()), format!("{}+R", c.opp().letter())),
         Ending::Forfeit { loser, on_time, .. } => {
@@ -344,7 +339,7 @@ fn finish(turns: Vec<Turn>, ending: Ending) -> GameRecord {
         }
     };
     GameRecord {
-        turns,
+        game,
         ending,
         verdict,
         result,
@@ -372,9 +367,13 @@ mod tests {
         assert!(!same_score("", GameResult(0.0)));
     }
 
+    fn empty() -> Game {
+        Game::new(Geometry::new(5).unwrap(), Rules::default(), 0.5)
+    }
+
     #[test]
     fn results_of_unscored_endings() {
-        let r = finish(Vec::new(), Ending::Resignation(Color::White));
+        let r = finish(empty(), Ending::Resignation(Color::White));
         assert_eq!(
             (r.verdict, r.result.as_str()),
             (Verdict::Winner(Color::Black), "B+R")
@@ -385,7 +384,7 @@ mod tests {
             on_time: true,
             why,
         };
-        let r = finish(Vec::new(), ending);
+        let r = finish(empty(), ending);
         assert_eq!(
             (r.verdict, r.result.as_str()),
             (Verdict::Winner(Color::White), "W+T")
@@ -396,9 +395,9 @@ mod tests {
             on_time: false,
             why,
         };
-        let r = finish(Vec::new(), ending);
+        let r = finish(empty(), ending);
         assert_eq!(r.result, "B+F");
-        let r = finish(Vec::new(), Ending::MoveCap);
+        let r = finish(empty(), Ending::MoveCap);
         assert_eq!((r.verdict, r.result.as_str()), (Verdict::NoResult, "Void"));
     }
 }

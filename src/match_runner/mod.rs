@@ -22,6 +22,7 @@ use game_loop::GameSpec;
 use player::{GameSettings, Player, Timeouts};
 use report::Tally;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// `tengen match` options.
@@ -53,6 +54,9 @@ pub struct MatchArgs {
     /// the dead stones; its `final_score` is shown when it differs from ours.
     #[arg(long, value_name = "CMD")]
     pub referee: Option<String>,
+    /// Directory for one SGF file per game (`game-001.sgf`, …), created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub sgf_dir: Option<PathBuf>,
     /// A game reaching this many moves ends without result.
     #[arg(long, default_value_t = 1000, value_name = "M")]
     pub max_moves: u32,
@@ -76,9 +80,6 @@ pub struct MatchSummary {
 impl MatchArgs {
     /// Checks the options that clap cannot check.
     fn validate(&self) -> Result<(), String> {
-        if crate::Geometry::new(self.size).is_none() {
-            return Err(format!("--size {} is not supported (2 to 25)", self.size));
-        }
         let seconds_ok = |s: f64| s.is_finite() && s > 0.0 && s < 1e7;
         if !seconds_ok(self.timeout) || !self.move_timeout.is_none_or(seconds_ok) {
             return Err("timeouts must be positive numbers of seconds".into());
@@ -119,8 +120,15 @@ fn kgs_rules_name(preset: Preset) -> Option<&'static str> {
 /// errors: they lose games.
 pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, String> {
     args.validate()?;
+    let geometry = crate::Geometry::new(args.size)
+        .ok_or_else(|| format!("--size {} is not supported (2 to 25)", args.size))?;
+    if let Some(dir) = &args.sgf_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create --sgf-dir {}: {e}", dir.display()))?;
+    }
     let preset = args.rules.preset().unwrap_or(Preset::Chinese);
     let spec = GameSpec {
+        geometry,
         settings: GameSettings {
             size: args.size,
             komi: args.komi.unwrap_or(preset.default_komi()),
@@ -173,6 +181,9 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, Strin
             crate::Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
         };
         tally.add(&record, a_color);
+        if let Some(dir) = &args.sgf_dir {
+            save_sgf(dir, number, &record);
+        }
         writeln!(out, "{}", report::game_line(number, a_color, &record)).map_err(io)?;
         summary.games.push(record);
         summary.a_colors.push(a_color);
@@ -187,4 +198,14 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, Strin
         writeln!(out, "{line}").map_err(io)?;
     }
     Ok(summary)
+}
+
+/// Writes game `number` as `DIR/game-NNN.sgf`; a failure is reported on stderr
+/// and does not stop the match.
+fn save_sgf(dir: &Path, number: u32, record: &GameRecord) {
+    let path = dir.join(format!("game-{number:03}.sgf"));
+    let text = crate::sgf::write_game(&record.game, 0, Some(&record.result));
+    if let Err(e) = std::fs::write(&path, text) {
+        eprintln!("cannot write {}: {e}", path.display());
+    }
 }

@@ -27,7 +27,7 @@ pub fn game_line(number: u32, a_color: Color, record: &GameRecord) -> String {
         a_color,
         a_color.opp(),
         record.result,
-        record.turns.len()
+        record.game.turns().len()
     );
     if !record.notes.is_empty() {
         line.push_str(&format!(" ({})", record.notes.join("; ")));
@@ -108,8 +108,9 @@ mod tests {
     use super::*;
 
     fn record(verdict: Verdict, ending: Ending) -> GameRecord {
+        let g = crate::board::Geometry::new(5).unwrap();
         GameRecord {
-            turns: Vec::new(),
+            game: crate::game::Game::new(g, crate::rules::Rules::default(), 0.5),
             ending,
             verdict,
             result: String::new(),

@@ -91,7 +91,10 @@ pub struct GtpClient {
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// The engine closed a pipe: no more commands are sent.
     exited: bool,
+    /// [`GtpClient::kill`] has run.
+    killed: bool,
 }
 
 impl GtpClient {
@@ -145,6 +148,7 @@ impl GtpClient {
             lines,
             stderr_tail,
             exited: false,
+            killed: false,
         })
     }
 
@@ -250,21 +254,23 @@ impl GtpClient {
         self.kill();
     }
 
-    /// Kills the engine's whole process group and reaps the child.
+    /// Kills the engine's whole process group (also what is left of it after
+    /// the shell itself exited) and reaps the child. Only the first call acts.
     pub fn kill(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            // The shell and everything it started share the group whose id is the child's pid.
-            let group = format!("-{}", self.child.id());
-            let killed = Command::new("kill")
-                .args(["-KILL", "--", &group])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            if !killed {
-                let _ = self.child.kill();
-            }
+        if self.killed {
+            return;
         }
+        self.killed = true;
+        // The shell and everything it started share the group whose id is the
+        // child's pid; Linux does not reuse that id while the group has members.
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        // In case `kill` is not available: at least the shell.
+        let _ = self.child.kill();
         let _ = self.child.wait();
         self.exited = true;
     }

@@ -116,11 +116,36 @@ fn a_hung_engine_times_out_and_kill_takes_its_children() {
     assert!(matches!(process_state(sleeper), Some('S' | 'R')));
     c.kill();
     // Killed with its group: gone, or a zombie waiting for a reaper.
+    wait_until_not_running(sleeper);
+}
+
+#[test]
+fn children_left_behind_by_an_exited_engine_are_killed() {
+    let dir = TempDir::new();
+    let pid_file = dir.path().join("orphan.pid");
+    let body = format!(
+        "read line\nsleep 300 &\necho $! > {}\nexit 0\n",
+        pid_file.display()
+    );
+    let cmd = dir.script("leaver.sh", &body);
+    let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
+    // The orphan keeps stdout open, so the shell's exit alone is not seen.
+    let err = c.send("name", SHORT).unwrap_err();
+    assert!(err.is_fatal(), "{err:?}");
+    let orphan = std::fs::read_to_string(&pid_file).unwrap();
+    let orphan = orphan.trim();
+    assert!(matches!(process_state(orphan), Some('S' | 'R')));
+    c.kill();
+    wait_until_not_running(orphan);
+}
+
+/// Waits (a bounded time) for a process to stop running, then checks it did.
+fn wait_until_not_running(pid: &str) {
     let deadline = Instant::now() + LONG;
-    while matches!(process_state(sleeper), Some('S' | 'R')) && Instant::now() < deadline {
+    while matches!(process_state(pid), Some('S' | 'R')) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let state = process_state(sleeper);
+    let state = process_state(pid);
     assert!(matches!(state, None | Some('Z' | 'X')), "{state:?}");
 }
 

@@ -94,7 +94,11 @@ pub fn play_game(
         _ => {}
     }
     if let Some(r) = referee.as_deref_mut() {
-        if let Err(e) = r.new_game(&spec.settings, timeout) {
+        let untimed = GameSettings {
+            seconds_per_move: None,
+            ..spec.settings.clone()
+        };
+        if let Err(e) = r.new_game(&untimed, timeout) {
             notes.push(format!("referee unusable: {e}"));
             referee = None;
         }

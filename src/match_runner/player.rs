@@ -82,14 +82,26 @@ impl Player {
             Err(_) => REQUIRED.iter().map(|c| c.to_string()).collect(),
         };
         if self.name.is_none() {
-            let name = self.send("name", timeout).unwrap_or_default();
-            let version = self.send("version", timeout).unwrap_or_default();
+            let name = self.send_tolerant("name", timeout)?;
+            let version = self.send_tolerant("version", timeout)?;
             let full = format!("{name} {version}").trim().to_string();
             if !full.is_empty() {
                 self.name = Some(full);
             }
         }
         Ok(())
+    }
+
+    /// Like [`Player::send`], but a failure response only gives an empty
+    /// answer (logged); errors that break the protocol are still errors.
+    fn send_tolerant(&mut self, command: &str, timeout: Duration) -> Result<String, GtpError> {
+        match self.send(command, timeout) {
+            Err(e) if !e.is_fatal() => {
+                eprintln!("[{}] {e}; going on without it", self.label);
+                Ok(String::new())
+            }
+            other => other,
+        }
     }
 
     /// Sends one command. After an error that breaks the protocol the engine is
@@ -114,9 +126,10 @@ impl Player {
         result
     }
 
-    /// Starts the engine if needed and sets up a new game: `kgs-rules`,
-    /// `boardsize`, `clear_board`, `komi`, `time_settings`, each only if listed
-    /// (the first three are required GTP commands and always sent).
+    /// Starts the engine if needed and sets up a new game: `kgs-rules` and
+    /// `time_settings` if listed (a failure response to them is tolerated: the
+    /// moves are checked and the clock enforced anyway), then the required
+    /// `boardsize`, `clear_board` and `komi`, which must succeed.
     ///
     /// # Errors
     /// The first command that failed.
@@ -124,7 +137,7 @@ impl Player {
         self.start(timeout)?;
         if let Some(rules) = settings.kgs_rules {
             if self.supports("kgs-rules") {
-                self.send(&format!("kgs-rules {rules}"), timeout)?;
+                self.send_tolerant(&format!("kgs-rules {rules}"), timeout)?;
             }
         }
         self.send(&format!("boardsize {}", settings.size), timeout)?;
@@ -132,7 +145,7 @@ impl Player {
         self.send(&format!("komi {}", settings.komi), timeout)?;
         if let Some(t) = settings.seconds_per_move {
             if self.supports("time_settings") {
-                self.send(&format!("time_settings 0 {t} 1"), timeout)?;
+                self.send_tolerant(&format!("time_settings 0 {t} 1"), timeout)?;
             }
         }
         Ok(())

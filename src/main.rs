@@ -53,7 +53,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Match(args)) => {
             match tengen::match_runner::run(&args, &mut std::io::stdout().lock()) {
-                Ok(_) => ExitCode::SUCCESS,
+                Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("tengen match: {e}");
                     ExitCode::FAILURE

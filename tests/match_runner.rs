@@ -79,8 +79,8 @@ fn two_passers_alternate_colours_and_white_wins_on_komi() {
     assert_eq!(
         games,
         [
-            "game 1: A black, B white: W+0.5, B wins, 2 moves, two passes",
-            "game 2: A white, B black: W+0.5, A wins, 2 moves, two passes",
+            "game 1: A black, B white: W+0.5, B wins, 2 moves, two passes (0 dead stones agreed by both engines)",
+            "game 2: A white, B black: W+0.5, A wins, 2 moves, two passes (0 dead stones agreed by both engines)",
         ],
         "{out}"
     );
@@ -234,7 +234,7 @@ fn dead_stones_count_only_when_both_engines_agree() {
         &args,
     );
     assert!(
-        out.contains("W+0.5, B wins, 3 moves, two passes (dead stones agreed by both engines)"),
+        out.contains("W+0.5, B wins, 3 moves, two passes (1 dead stones agreed by both engines)"),
         "{out}"
     );
     let out = run_match(
@@ -257,7 +257,7 @@ fn dead_stones_count_only_when_both_engines_agree() {
         &with_referee,
     );
     assert!(
-        out.contains("W+0.5, B wins, 3 moves, two passes (dead stones from the referee)"),
+        out.contains("W+0.5, B wins, 3 moves, two passes (1 dead stones from the referee)"),
         "{out}"
     );
 }

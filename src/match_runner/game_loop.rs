@@ -65,8 +65,6 @@ pub struct GameRecord {
     pub verdict: Verdict,
     /// The result as SGF `RE` writes it: `B+3.5`, `W+R`, `B+T`, `W+F`, `0`, `Void`.
     pub result: String,
-    /// Dead stones removed before counting.
-    pub dead: Vec<Point>,
     /// Remarks: where the dead stones came from, a referee that disagreed, …
     pub notes: Vec<String>,
 }
@@ -89,8 +87,8 @@ pub fn play_game(
             let why = format!("black: {b}; white: {w}");
             return finish(game, Ending::BothFailed(why));
         }
-        (Err(e), _) => return forfeit(game, Color::Black, fault(format!("setup: {e}"))),
-        (_, Err(e)) => return forfeit(game, Color::White, fault(format!("setup: {e}"))),
+        (Err(e), _) => return finish(game, fault(format!("setup: {e}")).ending(Color::Black)),
+        (_, Err(e)) => return finish(game, fault(format!("setup: {e}")).ending(Color::White)),
         _ => {}
     }
     if let Some(r) = referee.as_deref_mut() {
@@ -116,31 +114,16 @@ pub fn play_game(
         let mv = match ask_move(spec, mover, color, geometry) {
             Ok(Some(mv)) => mv,
             Ok(None) => break Ending::Resignation(color),
-            Err(fault) => {
-                break Ending::Forfeit {
-                    loser: color,
-                    on_time: fault.on_time,
-                    why: fault.why,
-                }
-            }
+            Err(f) => break f.ending(color),
         };
         let text = vertex::format(mv, geometry);
         if let Err(illegal) = game.play(color, mv) {
-            let why = format!("illegal move {text}: {illegal}");
-            break Ending::Forfeit {
-                loser: color,
-                on_time: false,
-                why,
-            };
+            break fault(format!("illegal move {text}: {illegal}")).ending(color);
         }
         let play = format!("play {} {text}", letter(color));
         if let Err(e) = other.send(&play, timeout) {
             let why = format!("refused the legal move '{play}': {e}");
-            break Ending::Forfeit {
-                loser: color.opp(),
-                on_time: false,
-                why,
-            };
+            break fault(why).ending(color.opp());
         }
         if let Some(r) = referee.as_deref_mut() {
             if let Err(e) = r.send(&play, timeout) {
@@ -157,7 +140,7 @@ pub fn play_game(
         Ending::TwoPasses => score_finished(spec, game, black, white, referee, &mut notes),
         other => finish(game, other),
     };
-    record.notes.splice(0..0, notes);
+    record.notes = notes;
     record
 }
 
@@ -167,10 +150,22 @@ struct Fault {
     why: String,
 }
 
+/// A fault that is not about time.
 fn fault(why: String) -> Fault {
     Fault {
         on_time: false,
         why,
+    }
+}
+
+impl Fault {
+    /// The ending when `loser` commits this fault.
+    fn ending(self, loser: Color) -> Ending {
+        Ending::Forfeit {
+            loser,
+            on_time: self.on_time,
+            why: self.why,
+        }
     }
 }
 
@@ -227,7 +222,7 @@ fn score_finished(
             }
             match dead_stones(r, geometry, timeout) {
                 Some(d) => {
-                    notes.push("dead stones from the referee".into());
+                    notes.push(format!("{} dead stones from the referee", d.len()));
                     d
                 }
                 None => {
@@ -242,9 +237,7 @@ fn score_finished(
                 dead_stones(white, geometry, timeout),
             ) {
                 (Some(b), Some(w)) if b == w => {
-                    if !b.is_empty() {
-                        notes.push("dead stones agreed by both engines".into());
-                    }
+                    notes.push(format!("{} dead stones agreed by both engines", b.len()));
                     b
                 }
                 (Some(_), Some(_)) => {
@@ -274,7 +267,6 @@ fn score_finished(
         ending: Ending::TwoPasses,
         verdict,
         result: text,
-        dead,
         notes: Vec::new(),
     }
 }
@@ -317,16 +309,6 @@ fn same_score(text: &str, ours: GameResult) -> bool {
     margin.is_some_and(|m| (m - ours.0).abs() < 1e-9)
 }
 
-/// The record of a game that `loser` forfeited.
-fn forfeit(game: Game, loser: Color, fault: Fault) -> GameRecord {
-    let ending = Ending::Forfeit {
-        loser,
-        on_time: fault.on_time,
-        why: fault.why,
-    };
-    finish(game, ending)
-}
-
 /// The record of a game that ended without counting.
 fn finish(game: Game, ending: Ending) -> GameRecord {
     let (verdict, result) = match &ending {
@@ -347,7 +329,6 @@ fn finish(game: Game, ending: Ending) -> GameRecord {
         ending,
         verdict,
         result,
-        dead: Vec::new(),
         notes: Vec::new(),
     }
 }

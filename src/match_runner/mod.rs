@@ -13,12 +13,11 @@ mod report;
 pub mod stats;
 mod vertex;
 
-pub use game_loop::{Ending, GameRecord, Verdict};
-
+use crate::board::{Color, Geometry};
 use crate::config::RuleArgs;
-use crate::rules::Preset;
+use crate::rules::{KoRule, Preset, Rules, Scoring};
 use clap::Args;
-use game_loop::GameSpec;
+use game_loop::{GameRecord, GameSpec};
 use player::{GameSettings, Player, Timeouts};
 use report::Tally;
 use std::io::{self, Write};
@@ -69,14 +68,6 @@ pub struct MatchArgs {
     pub move_timeout: Option<f64>,
 }
 
-/// What a match produced.
-#[derive(Clone, Debug)]
-pub struct MatchSummary {
-    pub games: Vec<GameRecord>,
-    /// Colour engine A played in each game.
-    pub a_colors: Vec<crate::Color>,
-}
-
 impl MatchArgs {
     /// Checks the options that clap cannot check.
     fn validate(&self) -> Result<(), String> {
@@ -113,14 +104,32 @@ fn kgs_rules_name(preset: Preset) -> Option<&'static str> {
     }
 }
 
+/// `positional superko, suicide forbidden, area scoring`.
+fn describe(rules: Rules) -> String {
+    let ko = match rules.ko {
+        KoRule::Simple => "simple ko".to_string(),
+        other => format!("{} superko", other.name()),
+    };
+    let suicide = if rules.suicide_allowed {
+        "allowed"
+    } else {
+        "forbidden"
+    };
+    let scoring = match rules.scoring {
+        Scoring::Area => "area",
+        Scoring::Territory => "territory",
+    };
+    format!("{ko}, suicide {suicide}, {scoring} scoring")
+}
+
 /// Plays the match, writing one line per game and the summary to `out`.
 ///
 /// # Errors
 /// Invalid options, or `out` cannot be written. Engine failures are never
 /// errors: they lose games.
-pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, String> {
+pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
     args.validate()?;
-    let geometry = crate::Geometry::new(args.size)
+    let geometry = Geometry::new(args.size)
         .ok_or_else(|| format!("--size {} is not supported (2 to 25)", args.size))?;
     if let Some(dir) = &args.sgf_dir {
         std::fs::create_dir_all(dir)
@@ -153,40 +162,35 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, Strin
     writeln!(out, "B: {}", b.display_name()).map_err(io)?;
     writeln!(
         out,
-        "{} games, {}x{}, komi {}, rules {}{}",
+        "{} games, {}x{}, komi {}, rules {} ({}){}",
         args.games,
         args.size,
         args.size,
         spec.settings.komi,
         preset.name(),
+        describe(spec.rules),
         args.time
             .map_or(String::new(), |t| format!(", {t} s per move"))
     )
     .map_err(io)?;
 
-    let mut summary = MatchSummary {
-        games: Vec::new(),
-        a_colors: Vec::new(),
-    };
     let mut tally = Tally::default();
     for number in 1..=args.games {
         let a_color = if number % 2 == 1 {
-            crate::Color::Black
+            Color::Black
         } else {
-            crate::Color::White
+            Color::White
         };
         eprintln!("game {number} of {}: A plays {a_color}", args.games);
         let record = match a_color {
-            crate::Color::Black => game_loop::play_game(&spec, &mut a, &mut b, referee.as_mut()),
-            crate::Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
+            Color::Black => game_loop::play_game(&spec, &mut a, &mut b, referee.as_mut()),
+            Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
         };
         tally.add(&record, a_color);
         if let Some(dir) = &args.sgf_dir {
             save_sgf(dir, number, &record);
         }
         writeln!(out, "{}", report::game_line(number, a_color, &record)).map_err(io)?;
-        summary.games.push(record);
-        summary.a_colors.push(a_color);
     }
     for p in [&mut a, &mut b] {
         p.stop();
@@ -197,7 +201,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<MatchSummary, Strin
     for line in tally.summary_lines(started.elapsed()) {
         writeln!(out, "{line}").map_err(io)?;
     }
-    Ok(summary)
+    Ok(())
 }
 
 /// Writes game `number` as `DIR/game-NNN.sgf`; a failure is reported on stderr

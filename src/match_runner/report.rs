@@ -114,7 +114,6 @@ mod tests {
             ending,
             verdict,
             result: String::new(),
-            dead: Vec::new(),
             notes: Vec::new(),
         }
     }

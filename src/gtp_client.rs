@@ -28,6 +28,8 @@ const MAX_RESPONSE: usize = 1024 * 1024;
 const LINE_QUEUE: usize = 4096;
 /// Stderr lines kept for error messages.
 const STDERR_TAIL: usize = 8;
+/// Stray lines logged per command; the rest are only counted.
+const STRAY_LOGGED: usize = 3;
 /// How long `quit` and the exit after it may take before the engine is killed.
 const QUIT_GRACE: Duration = Duration::from_secs(2);
 
@@ -165,7 +167,8 @@ impl GtpClient {
     /// should be killed, as its responses can no longer be matched to commands.
     pub fn send(&mut self, command: &str, timeout: Duration) -> Result<String, GtpError> {
         let deadline = Instant::now() + timeout;
-        self.discard_stray_lines();
+        let mut stray = 0;
+        self.discard_stray_lines(&mut stray);
         let exited = |client: &mut GtpClient| GtpError::Exited {
             command: command.to_string(),
             detail: client.exit_detail(),
@@ -211,7 +214,7 @@ impl GtpClient {
                         status = Some(false);
                         body.push_str(strip_id(rest));
                     } else if !line.trim().is_empty() {
-                        eprintln!("[{}] ignoring stray output: {}", self.label, short(&line));
+                        self.log_stray(&line, &mut stray);
                     }
                 }
                 Some(ok) => {
@@ -305,12 +308,23 @@ impl GtpClient {
         parts.join("; ")
     }
 
+    /// Logs a line that is not part of a response: the first few of each
+    /// command, then every thousandth as a count.
+    fn log_stray(&self, line: &str, stray: &mut usize) {
+        *stray += 1;
+        if *stray <= STRAY_LOGGED {
+            eprintln!("[{}] ignoring stray output: {}", self.label, short(line));
+        } else if *stray % 1000 == 0 {
+            eprintln!("[{}] ignored {} stray lines so far", self.label, *stray);
+        }
+    }
+
     /// Drops lines that arrived outside any response (a reply to nothing).
-    fn discard_stray_lines(&mut self) {
+    fn discard_stray_lines(&mut self, stray: &mut usize) {
         loop {
             match self.lines.try_recv() {
                 Ok(line) if !clean_line(&line).trim().is_empty() => {
-                    eprintln!("[{}] ignoring stray output: {}", self.label, short(&line));
+                    self.log_stray(&line, stray);
                 }
                 Ok(_) => {}
                 Err(TryRecvError::Empty) => break,

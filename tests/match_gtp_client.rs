@@ -68,6 +68,15 @@ fn garbage_without_a_response_times_out() {
 }
 
 #[test]
+fn endless_garbage_times_out() {
+    let dir = TempDir::new();
+    let cmd = dir.script("engine.sh", "read line\nyes 'banana banana'\n");
+    let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
+    let err = c.send("genmove b", SHORT).unwrap_err();
+    assert!(matches!(err, GtpError::Timeout { .. }), "{err:?}");
+}
+
+#[test]
 fn an_engine_that_exits_is_reported_with_its_stderr() {
     let dir = TempDir::new();
     let cmd = dir.script("engine.sh", "read line\necho 'out of memory' >&2\nexit 3\n");

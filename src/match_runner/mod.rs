@@ -158,8 +158,13 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         }
     }
     let io = |e: io::Error| format!("cannot write the results: {e}");
-    writeln!(out, "A: {}", a.display_name()).map_err(io)?;
-    writeln!(out, "B: {}", b.display_name()).map_err(io)?;
+    for (label, player, command) in [("A", &a, &args.black), ("B", &b, &args.white)] {
+        match player.name() {
+            Some(name) => writeln!(out, "{label}: {name} ({command})"),
+            None => writeln!(out, "{label}: {command}"),
+        }
+        .map_err(io)?;
+    }
     writeln!(
         out,
         "{} games, {}x{}, komi {}, rules {} ({}){}",

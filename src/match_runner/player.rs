@@ -48,11 +48,9 @@ impl Player {
         }
     }
 
-    /// The engine's `name` and `version`, once it has been started; else its command line.
-    pub fn display_name(&self) -> String {
-        self.name
-            .clone()
-            .unwrap_or_else(|| self.command_line.clone())
+    /// The engine's `name` and `version`, once it has answered them.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     /// The label given at creation (`A`, `B`, `referee`).

@@ -102,6 +102,9 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Play two GTP engines against each other (colours alternate) and print
+    /// one line per game and engine A's win rate with a 95% interval.
+    Match(tengen::match_runner::MatchArgs),
 }
 
 /// Runs the GTP engine until `quit` or the end of input.
@@ -198,6 +201,15 @@ fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!("tengen check: cannot write the report: {e}");
                     ExitCode::from(2)
+                }
+            }
+        }
+        Some(Command::Match(args)) => {
+            match tengen::match_runner::run(&args, &mut std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("tengen match: {e}");
+                    ExitCode::FAILURE
                 }
             }
         }

@@ -1,0 +1,219 @@
+//! `tengen match`: plays two GTP engines against each other, colours
+//! alternating as in gogui-twogtp (game 1: engine A — the `--black` engine —
+//! takes Black, game 2: White, …), checks every move under our own rules,
+//! counts finished games and reports the win rate of engine A with a 95%
+//! Wilson interval.
+//!
+//! The game lines and the summary go to the given writer (stdout); progress
+//! and engine trouble go to stderr.
+
+mod game_loop;
+mod player;
+mod report;
+pub mod stats;
+
+use crate::board::{Color, Geometry};
+use crate::config::RuleArgs;
+use crate::rules::{KoRule, Preset, Rules, Scoring};
+use clap::Args;
+use game_loop::{GameRecord, GameSpec};
+use player::{GameSettings, Player, Timeouts};
+use report::Tally;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// `tengen match` options.
+#[derive(Args, Clone, Debug)]
+pub struct MatchArgs {
+    /// Engine A, Black in odd-numbered games: a command line run with `sh -c`.
+    #[arg(long, value_name = "CMD")]
+    pub black: String,
+    /// Engine B, White in odd-numbered games: a command line run with `sh -c`.
+    #[arg(long, value_name = "CMD")]
+    pub white: String,
+    /// Number of games; colours alternate.
+    #[arg(long, default_value_t = 2)]
+    pub games: u32,
+    /// Board size (2 to 25).
+    #[arg(long, default_value_t = 9)]
+    pub size: usize,
+    /// Komi; default: the rule preset's usual komi.
+    #[arg(long, allow_negative_numbers = true)]
+    pub komi: Option<f64>,
+    /// Seconds per move, sent as `time_settings 0 T 1` (Canadian byo-yomi, one
+    /// stone per T seconds) and `time_left <color> T 1` before every genmove,
+    /// each if the engine lists it.
+    #[arg(long, value_name = "T")]
+    pub time: Option<u32>,
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// Referee engine: told every move; its `final_status_list dead` decides
+    /// the dead stones; its `final_score` is shown when it differs from ours.
+    #[arg(long, value_name = "CMD")]
+    pub referee: Option<String>,
+    /// Directory for one SGF file per game (`game-001.sgf`, …), created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub sgf_dir: Option<PathBuf>,
+    /// A game reaching this many moves ends without result.
+    #[arg(long, default_value_t = 1000, value_name = "M")]
+    pub max_moves: u32,
+    /// Seconds an engine may take to answer any command but genmove.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Seconds an engine may take for genmove before it loses on time;
+    /// default: 2T with at least 5 s margin when --time T is given, else 120.
+    #[arg(long, value_name = "SECONDS")]
+    pub move_timeout: Option<f64>,
+}
+
+impl MatchArgs {
+    /// Checks the options that clap cannot check.
+    fn validate(&self) -> Result<(), String> {
+        let seconds_ok = |s: f64| s.is_finite() && s > 0.0 && s < 1e7;
+        if !seconds_ok(self.timeout) || !self.move_timeout.is_none_or(seconds_ok) {
+            return Err("timeouts must be positive numbers of seconds".into());
+        }
+        if self.komi.is_some_and(|k| !k.is_finite()) {
+            return Err("--komi must be a number".into());
+        }
+        Ok(())
+    }
+
+    fn timeouts(&self) -> Timeouts {
+        let genmove = self.move_timeout.unwrap_or(match self.time {
+            Some(t) => f64::from(t) + f64::from(t).max(5.0),
+            None => 120.0,
+        });
+        Timeouts {
+            command: Duration::from_secs_f64(self.timeout),
+            genmove: Duration::from_secs_f64(genmove),
+        }
+    }
+}
+
+/// The `kgs-rules` name of a preset.
+fn kgs_rules_name(preset: Preset) -> Option<&'static str> {
+    match preset {
+        Preset::Chinese => Some("chinese"),
+        Preset::Japanese => Some("japanese"),
+        Preset::Aga => Some("aga"),
+        Preset::NewZealand => Some("new_zealand"),
+        Preset::TrompTaylor => None,
+    }
+}
+
+/// `positional superko, suicide forbidden, area scoring`.
+fn describe(rules: Rules) -> String {
+    let ko = match rules.ko {
+        KoRule::Simple => "simple ko".to_string(),
+        other => format!("{} superko", other.name()),
+    };
+    let suicide = if rules.suicide_allowed {
+        "allowed"
+    } else {
+        "forbidden"
+    };
+    let scoring = match rules.scoring {
+        Scoring::Area => "area",
+        Scoring::Territory => "territory",
+    };
+    format!("{ko}, suicide {suicide}, {scoring} scoring")
+}
+
+/// Plays the match, writing one line per game and the summary to `out`.
+///
+/// # Errors
+/// Invalid options, or `out` cannot be written. Engine failures are never
+/// errors: they lose games.
+pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
+    args.validate()?;
+    let geometry = Geometry::new(args.size)
+        .ok_or_else(|| format!("--size {} is not supported (2 to 25)", args.size))?;
+    if let Some(dir) = &args.sgf_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create --sgf-dir {}: {e}", dir.display()))?;
+    }
+    let preset = args.rules.preset().unwrap_or(Preset::Chinese);
+    let spec = GameSpec {
+        geometry,
+        settings: GameSettings {
+            size: args.size,
+            komi: args.komi.unwrap_or(preset.default_komi()),
+            kgs_rules: kgs_rules_name(preset),
+            seconds_per_move: args.time,
+        },
+        rules: args.rules.resolve(Preset::Chinese),
+        max_moves: args.max_moves,
+        timeouts: args.timeouts(),
+    };
+    let started = Instant::now();
+    let mut a = Player::new(&args.black, "A");
+    let mut b = Player::new(&args.white, "B");
+    let mut referee = args.referee.as_deref().map(|c| Player::new(c, "referee"));
+    for p in [&mut a, &mut b] {
+        if let Err(e) = p.start(spec.timeouts.command) {
+            eprintln!("engine {}: {e}", p.label());
+        }
+    }
+    let io = |e: io::Error| format!("cannot write the results: {e}");
+    for (label, player, command) in [("A", &a, &args.black), ("B", &b, &args.white)] {
+        match player.name() {
+            Some(name) => writeln!(out, "{label}: {name} ({command})"),
+            None => writeln!(out, "{label}: {command}"),
+        }
+        .map_err(io)?;
+    }
+    writeln!(
+        out,
+        "{} games, {}x{}, komi {}, rules {} ({}){}",
+        args.games,
+        args.size,
+        args.size,
+        spec.settings.komi,
+        preset.name(),
+        describe(spec.rules),
+        args.time
+            .map_or(String::new(), |t| format!(", {t} s per move"))
+    )
+    .map_err(io)?;
+
+    let mut tally = Tally::default();
+    for number in 1..=args.games {
+        let a_color = if number % 2 == 1 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        eprintln!("game {number} of {}: A plays {a_color}", args.games);
+        let record = match a_color {
+            Color::Black => game_loop::play_game(&spec, &mut a, &mut b, referee.as_mut()),
+            Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
+        };
+        tally.add(&record, a_color);
+        if let Some(dir) = &args.sgf_dir {
+            save_sgf(dir, number, &record);
+        }
+        writeln!(out, "{}", report::game_line(number, a_color, &record)).map_err(io)?;
+    }
+    for p in [&mut a, &mut b] {
+        p.stop();
+    }
+    if let Some(r) = referee.as_mut() {
+        r.stop();
+    }
+    for line in tally.summary_lines(started.elapsed()) {
+        writeln!(out, "{line}").map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Writes game `number` as `DIR/game-NNN.sgf`; a failure is reported on stderr
+/// and does not stop the match.
+fn save_sgf(dir: &Path, number: u32, record: &GameRecord) {
+    let path = dir.join(format!("game-{number:03}.sgf"));
+    let text = crate::sgf::write_game(&record.game, 0, Some(&record.result));
+    if let Err(e) = std::fs::write(&path, text) {
+        eprintln!("cannot write {}: {e}", path.display());
+    }
+}

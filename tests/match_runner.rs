@@ -1,0 +1,346 @@
+//! `tengen match` end to end with scripted fake engines: every move checked,
+//! every kind of engine failure turned into a lost game, colours alternating,
+//! dead stones only when both engines agree.
+
+mod match_support;
+
+use match_support::TempDir;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A fake engine: `genmove` answers the next word of `moves` (then `pass`;
+/// the list restarts on `clear_board`), where `CRASH` exits and `HANG`
+/// sleeps; `final_status_list dead` answers `dead`; `play` answers `play_answer`.
+fn fake_engine(dir: &TempDir, moves: &str, dead: &str, play_answer: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("fake-{}.sh", NEXT.fetch_add(1, Ordering::Relaxed));
+    let body = format!(
+        r#"all="{moves}"
+moves="$all"
+while IFS= read -r line; do
+  set -- $line
+  case "$1" in
+    list_commands) printf '= protocol_version\nname\nversion\nlist_commands\nboardsize\nclear_board\nkomi\nplay\ngenmove\nfinal_status_list\nquit\n\n' ;;
+    name) printf '= fake\n\n' ;;
+    clear_board) moves="$all"; printf '= \n\n' ;;
+    play) printf '{play_answer}' ;;
+    genmove)
+      set -- $moves
+      if [ $# -gt 0 ]; then m=$1; shift; moves="$*"; else m=pass; fi
+      case "$m" in
+        CRASH) echo 'fake: crashing' >&2; exit 1 ;;
+        HANG) sleep 30 ;;
+      esac
+      printf '= %s\n\n' "$m" ;;
+    final_status_list) printf '= {dead}\n\n' ;;
+    quit) printf '= \n\n'; exit 0 ;;
+    *) printf '= \n\n' ;;
+  esac
+done
+"#
+    );
+    dir.script(&name, &body)
+}
+
+fn passer(dir: &TempDir) -> String {
+    fake_engine(dir, "", "", r"= \n\n")
+}
+
+/// Runs `tengen match` with the given engines and extra arguments; returns
+/// stdout, after checking the exit status.
+fn run_match(black: &str, white: &str, extra: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["match", "--black", black, "--white", white])
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn game_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.starts_with("game ")).collect()
+}
+
+#[test]
+fn two_passers_alternate_colours_and_white_wins_on_komi() {
+    let dir = TempDir::new();
+    let out = run_match(
+        &passer(&dir),
+        &passer(&dir),
+        &["--games", "2", "--size", "5", "--komi", "0.5"],
+    );
+    let games = game_lines(&out);
+    assert_eq!(
+        games,
+        [
+            "game 1: A black, B white: W+0.5, B wins, 2 moves, two passes (0 dead stones agreed by both engines)",
+            "game 2: A white, B black: W+0.5, A wins, 2 moves, two passes (0 dead stones agreed by both engines)",
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains("wins: A 1, B 1, draws 0, no result 0"),
+        "{out}"
+    );
+    assert!(out.contains("A win rate 50.0% over 2 games"), "{out}");
+    assert!(out.contains("as black 0/1, as white 1/1"), "{out}");
+}
+
+#[test]
+fn an_illegal_move_loses_the_game() {
+    let dir = TempDir::new();
+    // A plays C3 every time: the second time the point is occupied.
+    let a = fake_engine(&dir, "C3 C3", "", r"= \n\n");
+    let out = run_match(&a, &passer(&dir), &["--games", "2", "--size", "5"]);
+    let games = game_lines(&out);
+    assert_eq!(games.len(), 2, "{out}");
+    for line in &games {
+        assert!(
+            line.contains("B wins") && line.contains("A forfeits: illegal move C3: point occupied"),
+            "{line}"
+        );
+    }
+    assert!(games[0].contains("W+F, B wins, 2 moves"), "{}", games[0]);
+    assert!(games[1].contains("B+F, B wins, 3 moves"), "{}", games[1]);
+    assert!(out.contains("wins: A 0, B 2"), "{out}");
+}
+
+#[test]
+fn unreadable_moves_lose() {
+    let dir = TempDir::new();
+    // Off the 5x5 board, and not a vertex at all.
+    let a = fake_engine(&dir, "E6", "", r"= \n\n");
+    let out = run_match(&a, &passer(&dir), &["--games", "1", "--size", "5"]);
+    assert!(out.contains("A forfeits: unreadable move 'E6'"), "{out}");
+    let a = fake_engine(&dir, "banana", "", r"= \n\n");
+    let out = run_match(&a, &passer(&dir), &["--games", "1", "--size", "5"]);
+    assert!(
+        out.contains("W+F, B wins, 0 moves, A forfeits: unreadable move 'banana'"),
+        "{out}"
+    );
+}
+
+#[test]
+fn superko_is_checked_under_the_chosen_rules() {
+    let dir = TempDir::new();
+    // On 2x2, Black's third A2 captures three stones and recreates the
+    // position after move 1: legal under simple ko, not under positional superko.
+    let black = fake_engine(&dir, "A2 A1 A2 A2", "", r"= \n\n");
+    let white = fake_engine(&dir, "B2 B1 A1", "", r"= \n\n");
+    let args = |rules| {
+        [
+            "--games", "1", "--size", "2", "--komi", "0.5", "--rules", rules,
+        ]
+    };
+    let out = run_match(&black, &white, &args("chinese"));
+    assert!(
+        out.contains("W+F, B wins, 6 moves, A forfeits: illegal move A2: positional superko: repeats the position after move 1"),
+        "{out}"
+    );
+    let out = run_match(&black, &white, &args("japanese"));
+    assert!(out.contains(", 9 moves, two passes"), "{out}");
+}
+
+#[test]
+fn ko_recapture_is_illegal() {
+    let dir = TempDir::new();
+    // 4x4 ko: Black B4 A3 B2, White C4 D3 C2, then Black C3, White B3
+    // captures C3, and Black's immediate recapture at C3 is a ko violation.
+    let black = fake_engine(&dir, "B4 A3 B2 C3 C3", "", r"= \n\n");
+    let white = fake_engine(&dir, "C4 D3 C2 B3", "", r"= \n\n");
+    for rules in ["japanese", "chinese", "aga", "new-zealand", "tromp-taylor"] {
+        let out = run_match(
+            &black,
+            &white,
+            &["--games", "1", "--size", "4", "--rules", rules],
+        );
+        assert!(
+            out.contains("W+F, B wins, 8 moves, A forfeits: illegal move C3: ko"),
+            "{rules}: {out}"
+        );
+    }
+}
+
+#[test]
+fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
+    let dir = TempDir::new();
+    let resigner = fake_engine(&dir, "resign", "", r"= \n\n");
+    let out = run_match(&resigner, &passer(&dir), &["--games", "2", "--size", "5"]);
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains("W+R, B wins, 0 moves, A resigned"),
+        "{out}"
+    );
+    assert!(
+        games[1].contains("B+R, B wins, 1 moves, A resigned"),
+        "{out}"
+    );
+
+    let crasher = fake_engine(&dir, "CRASH", "", r"= \n\n");
+    let out = run_match(&crasher, &passer(&dir), &["--games", "2", "--size", "5"]);
+    let games = game_lines(&out);
+    assert_eq!(games.len(), 2, "{out}");
+    for line in games {
+        assert!(
+            line.contains("B wins") && line.contains("A forfeits: exited during 'genmove"),
+            "{line}"
+        );
+    }
+    assert!(
+        out.contains("fake: crashing"),
+        "the stderr tail is reported: {out}"
+    );
+
+    let hanger = fake_engine(&dir, "HANG", "", r"= \n\n");
+    let out = run_match(
+        &hanger,
+        &passer(&dir),
+        &["--games", "2", "--size", "5", "--move-timeout", "0.5"],
+    );
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains("W+T, B wins, 0 moves, A forfeits: no response to 'genmove b'"),
+        "{out}"
+    );
+    assert!(games[1].contains("B+T, B wins, 1 moves"), "{out}");
+}
+
+#[test]
+fn refusing_a_legal_move_loses() {
+    let dir = TempDir::new();
+    let refuser = fake_engine(&dir, "", "", r"? illegal move\n\n");
+    let stone = fake_engine(&dir, "C3", "", r"= \n\n");
+    let out = run_match(&stone, &refuser, &["--games", "1", "--size", "5"]);
+    assert!(
+        out.contains("B+F, A wins, 1 moves, B forfeits: refused the legal move 'play b C3'"),
+        "{out}"
+    );
+}
+
+#[test]
+fn dead_stones_count_only_when_both_engines_agree() {
+    let dir = TempDir::new();
+    // Black plays C3 and passes; the lone stone is dead if both engines say so.
+    let args = ["--games", "1", "--size", "5", "--komi", "0.5"];
+    let out = run_match(
+        &fake_engine(&dir, "C3", "C3", r"= \n\n"),
+        &fake_engine(&dir, "", "c3", r"= \n\n"),
+        &args,
+    );
+    assert!(
+        out.contains("W+0.5, B wins, 3 moves, two passes (1 dead stones agreed by both engines)"),
+        "{out}"
+    );
+    let out = run_match(
+        &fake_engine(&dir, "C3", "C3", r"= \n\n"),
+        &passer(&dir),
+        &args,
+    );
+    assert!(
+        out.contains(
+            "B+24.5, A wins, 3 moves, two passes (no dead stones removed (engines disagree))"
+        ),
+        "{out}"
+    );
+    // A referee decides alone.
+    let referee = fake_engine(&dir, "", "C3", r"= \n\n");
+    let with_referee = [&args[..], &["--referee", &referee]].concat();
+    let out = run_match(
+        &fake_engine(&dir, "C3", "", r"= \n\n"),
+        &passer(&dir),
+        &with_referee,
+    );
+    assert!(
+        out.contains("W+0.5, B wins, 3 moves, two passes (1 dead stones from the referee)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_move_cap_ends_a_game_without_result() {
+    let dir = TempDir::new();
+    let black = fake_engine(&dir, "A1 B1 C1 D1", "", r"= \n\n");
+    let white = fake_engine(&dir, "A3 B3 C3 D3", "", r"= \n\n");
+    let out = run_match(
+        &black,
+        &white,
+        &["--games", "1", "--size", "5", "--max-moves", "5"],
+    );
+    assert!(
+        out.contains("Void, no result, 5 moves, move cap reached"),
+        "{out}"
+    );
+    assert!(out.contains("A win rate: no game with a result"), "{out}");
+}
+
+#[test]
+fn bad_options_are_refused_without_running_engines() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args([
+            "match", "--black", "false", "--white", "false", "--size", "30",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--size 30"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn every_game_is_saved_as_sgf() {
+    let dir = TempDir::new();
+    let sgf_dir = dir.path().join("sgf");
+    let black = fake_engine(&dir, "C3 D4", "", r"= \n\n");
+    let white = fake_engine(&dir, "B2", "", r"= \n\n");
+    let out = run_match(
+        &black,
+        &white,
+        &[
+            "--games",
+            "2",
+            "--size",
+            "5",
+            "--komi",
+            "0.5",
+            "--sgf-dir",
+            sgf_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(game_lines(&out).len(), 2, "{out}");
+    for (file, result) in [("game-001.sgf", "B+"), ("game-002.sgf", "W+")] {
+        let text = std::fs::read(sgf_dir.join(file)).unwrap();
+        let loaded = tengen::sgf::load(&text, 0, None, tengen::Rules::default(), 0.0).unwrap();
+        assert_eq!(loaded.info.size, 5);
+        assert_eq!(loaded.info.komi, Some(0.5));
+        assert!(
+            loaded
+                .info
+                .result
+                .as_deref()
+                .is_some_and(|r| r.starts_with(result)),
+            "{file}"
+        );
+        let moves: Vec<String> = loaded
+            .game
+            .turns()
+            .iter()
+            .map(|t| match t.mv {
+                tengen::Move::Pass => format!("{} pass", t.color.letter()),
+                tengen::Move::Play(p) => format!("{} {},{}", t.color.letter(), p.x(), p.y()),
+            })
+            .collect();
+        // Game 1: B C3, W B2, B D4, W pass, B pass. Game 2: engine A (C3 D4) is White.
+        let expected: &[&str] = if file == "game-001.sgf" {
+            &["B 2,2", "W 1,3", "B 3,1", "W pass", "B pass"]
+        } else {
+            &["B 1,3", "W 2,2", "B pass", "W 3,1", "B pass", "W pass"]
+        };
+        assert_eq!(moves, expected, "{file}");
+    }
+}

@@ -76,7 +76,13 @@ pub fn playouts(
 /// Playouts per second inside the search (single thread, light playouts) on the
 /// empty board of `size`: `rounds` searches of `round` each, each with a fresh
 /// table; the median round.
-pub fn search_speed(size: usize, rounds: usize, round: Duration, seed: u64) -> SearchRate {
+pub fn search_speed(
+    size: usize,
+    policy: Policy,
+    rounds: usize,
+    round: Duration,
+    seed: u64,
+) -> SearchRate {
     use crate::engine::{Engine, GenmoveOptions, Limits};
     use crate::search::{MctsEngine, SearchConfig};
     let geo = Geometry::new(size).expect("benchmark size in range");
@@ -86,6 +92,7 @@ pub fn search_speed(size: usize, rounds: usize, round: Duration, seed: u64) -> S
         let mut engine = MctsEngine::new(SearchConfig {
             seed: seed + r as u64,
             tt_mb: 64,
+            playout_policy: policy,
             ..SearchConfig::default()
         });
         let options = GenmoveOptions {
@@ -104,6 +111,7 @@ pub fn search_speed(size: usize, rounds: usize, round: Duration, seed: u64) -> S
     rates.sort_by(f64::total_cmp);
     SearchRate {
         size,
+        policy,
         playouts_per_sec: rates[rates.len() / 2],
     }
 }
@@ -138,6 +146,7 @@ pub fn time_limit_taken(size: usize, limit: Duration, seed: u64) -> Duration {
 #[derive(Clone, Copy, Debug)]
 pub struct SearchRate {
     pub size: usize,
+    pub policy: Policy,
     pub playouts_per_sec: f64,
 }
 
@@ -145,7 +154,11 @@ impl std::fmt::Display for SearchRate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{s}x{s} search (light playouts, 1 thread): {:.0} playouts/s",
+            "{s}x{s} search ({} playouts, 1 thread): {:.0} playouts/s",
+            match self.policy {
+                Policy::Light => "light",
+                Policy::Heavy => "heavy",
+            },
             self.playouts_per_sec,
             s = self.size
         )

@@ -160,8 +160,11 @@ fn main() -> ExitCode {
                     );
                 }
             }
-            for size in [19, 9] {
-                println!("{}", tengen::bench::search_speed(size, rounds, round, seed));
+            for policy in [Policy::Light, Policy::Heavy] {
+                for size in [19, 9] {
+                    let rate = tengen::bench::search_speed(size, policy, rounds, round, seed);
+                    println!("{rate}");
+                }
             }
             for size in [19, 9] {
                 let taken = tengen::bench::time_limit_taken(size, round, seed);

@@ -187,29 +187,57 @@ pub fn heavy_move(
     random_safe_move(board, color, rng)
 }
 
-/// Plays `board` out with `policy`, `to_move` first, for at most `max_moves`
-/// moves, and counts the final position. `last` is the move that led to the
-/// position, if known (the heavy policy answers it).
-pub fn playout(
+/// Chooses playout moves. Must only return empty points that `color` may play
+/// under the playout rule (simple ko, no suicide); `None` means pass. `last` is
+/// the previous move of the playout (or of the position it started from).
+pub trait MovePolicy: Clone + Send {
+    fn choose(
+        &mut self,
+        board: &Board,
+        color: Color,
+        last: Option<Point>,
+        rng: &mut PlayoutRng,
+    ) -> Option<Point>;
+}
+
+impl MovePolicy for Policy {
+    #[inline]
+    fn choose(
+        &mut self,
+        board: &Board,
+        color: Color,
+        last: Option<Point>,
+        rng: &mut PlayoutRng,
+    ) -> Option<Point> {
+        match self {
+            Policy::Light => random_move(board, color, rng),
+            Policy::Heavy => heavy_move(board, color, last, rng),
+        }
+    }
+}
+
+/// Plays `board` out with `policy`, `to_move` first, until two passes in a row
+/// or `max_moves` moves, calling `on_move` for every stone played (the search
+/// records them for AMAF). Returns the number of moves, passes included.
+pub fn play_out<P: MovePolicy>(
+    policy: &mut P,
     board: &mut Board,
     to_move: Color,
     last: Option<Point>,
-    policy: Policy,
     rng: &mut PlayoutRng,
     max_moves: u32,
-) -> PlayoutResult {
+    mut on_move: impl FnMut(Point, Color),
+) -> u32 {
     let mut color = to_move;
     let mut last = last;
     let mut passes = 0;
     let mut moves = 0;
     while passes < 2 && moves < max_moves {
-        let choice = match policy {
-            Policy::Light => random_move(board, color, rng),
-            Policy::Heavy => heavy_move(board, color, last, rng),
-        };
+        let choice = policy.choose(board, color, last, rng);
         match choice {
             Some(p) => {
                 board.play(p, color);
+                on_move(p, color);
                 passes = 0;
             }
             None => {
@@ -221,6 +249,19 @@ pub fn playout(
         moves += 1;
         color = color.opp();
     }
+    moves
+}
+
+/// Plays `board` out with `policy` (see [`play_out`]) and counts the end.
+pub fn playout(
+    board: &mut Board,
+    to_move: Color,
+    last: Option<Point>,
+    mut policy: Policy,
+    rng: &mut PlayoutRng,
+    max_moves: u32,
+) -> PlayoutResult {
+    let moves = play_out(&mut policy, board, to_move, last, rng, max_moves, |_, _| {});
     PlayoutResult {
         moves,
         margin: area_margin_fast(board),

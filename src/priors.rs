@@ -61,6 +61,8 @@ pub struct PriorWeights {
     pub pattern: f32,
     pub near_last: f32,
     pub opening_line: f32,
+    /// Penalty of a pass while at least half the board is empty.
+    pub early_pass: f32,
 }
 
 impl Default for PriorWeights {
@@ -76,8 +78,21 @@ impl Default for PriorWeights {
             pattern: 10.0,
             near_last: 6.0,
             opening_line: 12.0,
+            early_pass: 40.0,
         }
     }
+}
+
+/// The prior of a pass: the even prior, and a penalty while at least half the
+/// board is empty.
+pub fn pass_prior(board: &Board, weights: &PriorWeights) -> Prior {
+    let mut prior = Prior::default();
+    prior.bonus(weights.even / 2.0);
+    prior.penalty(weights.even / 2.0);
+    if board.num_empty() * 2 >= board.geometry().area() {
+        prior.penalty(weights.early_pass);
+    }
+    prior
 }
 
 /// Fills `out` (indexed by point index, `CELLS` long) with the priors of every

@@ -5,6 +5,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
+use tengen::playout::Policy;
+use tengen::priors::PriorWeights;
 use tengen::search::{MctsEngine, SearchConfig};
 use tengen::{Color, Game, Geometry, Move, Preset};
 
@@ -110,12 +112,37 @@ fn transposed_nodes(e: &mut MctsEngine) -> Vec<bool> {
     found
 }
 
+/// An engine with only the even prior and light playouts: a broad search, so
+/// that both orders of the top moves get visited.
+fn broad_engine(transpositions: bool) -> MctsEngine {
+    let even = PriorWeights::default().even;
+    MctsEngine::new(SearchConfig {
+        tt_mb: 16,
+        transpositions,
+        playout_policy: Policy::Light,
+        priors: PriorWeights {
+            capture: 0.0,
+            capture_last: 0.0,
+            save: 0.0,
+            ladder_run: 0.0,
+            atari: 0.0,
+            self_atari: 0.0,
+            pattern: 0.0,
+            near_last: 0.0,
+            opening_line: 0.0,
+            early_pass: 0.0,
+            even,
+        },
+        ..SearchConfig::default()
+    })
+}
+
 #[test]
 fn two_move_orders_share_one_node_only_with_transpositions() {
-    let shared = transposed_nodes(&mut engine(16, true));
+    let shared = transposed_nodes(&mut broad_engine(true));
     assert!(!shared.is_empty(), "no transposition visited");
     assert!(shared.iter().all(|&s| s));
-    let plain = transposed_nodes(&mut engine(16, false));
+    let plain = transposed_nodes(&mut broad_engine(false));
     assert!(!plain.is_empty(), "no pair of orders visited");
     assert!(plain.iter().all(|&s| !s), "a plain tree never shares");
 }

@@ -20,14 +20,15 @@
 
 use super::key::{KeyMode, KeyState};
 use super::ownership::OwnershipMap;
-use super::policy::{run_playout, PlayoutPolicy};
-use super::prior::{move_prior, pass_prior};
 use super::tt::{Edge, Table, NO_SLOT, PASS};
 use super::SearchConfig;
 use crate::board::{Board, Color, Move, Point, CELLS};
 use crate::game::Game;
 use crate::playout::{default_max_moves, PlayoutRng};
+use crate::playout::{play_out, MovePolicy};
+use crate::priors::{self, pass_prior, Prior};
 use crate::rules::KoRule;
+use crate::tactics::Reader;
 
 /// The state threads share.
 pub struct Tree {
@@ -130,7 +131,7 @@ enum Leaf {
 }
 
 /// A simulating thread's private state; nothing here allocates once warm.
-pub struct Worker<P: PlayoutPolicy> {
+pub struct Worker<P: MovePolicy> {
     policy: P,
     rng: PlayoutRng,
     board: Board,
@@ -143,6 +144,10 @@ pub struct Worker<P: PlayoutPolicy> {
     first: Vec<(u32, u8)>,
     stamp: u32,
     candidates: Vec<Edge>,
+    /// Tactical reader for the priors of new nodes (its table persists).
+    reader: Reader,
+    /// Priors of the node being expanded, by point index.
+    prior_buf: Vec<Prior>,
 }
 
 #[inline]
@@ -154,7 +159,7 @@ fn for_mover(black_value: f32, mover: Color) -> f32 {
 }
 
 #[inline]
-fn point_move(point: u16) -> Move {
+pub(super) fn point_move(point: u16) -> Move {
     if point == PASS {
         Move::Pass
     } else {
@@ -162,7 +167,7 @@ fn point_move(point: u16) -> Move {
     }
 }
 
-impl<P: PlayoutPolicy> Worker<P> {
+impl<P: MovePolicy> Worker<P> {
     pub fn new(policy: P, seed: u64, board: &Board) -> Worker<P> {
         Worker {
             policy,
@@ -175,7 +180,18 @@ impl<P: PlayoutPolicy> Worker<P> {
             first: vec![(0, 0); CELLS],
             stamp: 0,
             candidates: Vec::with_capacity(400),
+            reader: Reader::new(14),
+            prior_buf: vec![Prior::default(); CELLS],
         }
+    }
+
+    /// The last move on the descent path, if it was a board play: what the
+    /// heavy playout policy and the priors answer.
+    fn last_move(&self) -> Option<Point> {
+        self.path
+            .last()
+            .filter(|s| s.point != PASS)
+            .map(|s| Point::from_index(s.point as usize))
     }
 
     /// Runs one simulation; returns whether it played a playout.
@@ -198,13 +214,16 @@ impl<P: PlayoutPolicy> Worker<P> {
             None => root.color,
         };
         if let Leaf::Playout(_) = leaf {
-            run_playout(
+            let last = self.last_move();
+            let moves = &mut self.moves;
+            play_out(
                 &mut self.policy,
                 &mut self.board,
                 color_at_leaf,
+                last,
                 &mut self.rng,
                 root.max_playout_moves,
-                &mut self.moves,
+                |p, c| moves.push((p, c)),
             );
         }
         let mut t = match tree.lock() {
@@ -326,6 +345,17 @@ impl<P: PlayoutPolicy> Worker<P> {
         let ko = root.game.rules().ko;
         let check_superko = ko != KoRule::Simple && keys.any_capture();
         self.candidates.clear();
+        let last = self.last_move();
+        let move_number = root.game.move_number() + self.path.len() as u32;
+        priors::compute(
+            &self.board,
+            color,
+            last,
+            move_number,
+            &cfg.priors,
+            &mut self.reader,
+            &mut self.prior_buf,
+        );
         let board = &self.board;
         for p in board.empty_points() {
             if board.is_true_eye(p, color) || !board.is_legal_simple(p, color) {
@@ -343,11 +373,13 @@ impl<P: PlayoutPolicy> Worker<P> {
                     continue;
                 }
             }
-            let (n, w) = move_prior(board, p, color, &cfg.priors);
-            self.candidates.push(Edge::new(p.index() as u16, n, w));
+            let prior = self.prior_buf[p.index()];
+            self.candidates
+                .push(Edge::new(p.index() as u16, prior.visits, prior.wins));
         }
-        let (n, w) = pass_prior(board, &cfg.priors);
-        self.candidates.push(Edge::new(PASS, n, w));
+        let prior = pass_prior(board, &cfg.priors);
+        self.candidates
+            .push(Edge::new(PASS, prior.visits, prior.wins));
         if !t.table.has_room(self.candidates.len()) {
             if let Some(&root_slot) = self.protect.first() {
                 t.table.prune(root_slot);

@@ -5,8 +5,8 @@
 //! - [`key`]: which positions share a node (and the superko reasoning);
 //! - [`tt`]: the fixed-size node table and edge arena, kept between moves;
 //! - [`mcts`]: descent, expansion, playout and graph-sound backup;
-//! - [`prior`]: tactical priors for new edges;
-//! - [`policy`]: the playout policy seam;
+//! - priors for new edges come from [`crate::priors`] (with the tactical
+//!   reader), playouts from [`crate::playout`] (light or heavy policy);
 //! - [`ownership`]: ownership maps, dead stones, settled scores.
 //!
 //! ```
@@ -30,18 +30,16 @@
 pub mod key;
 pub mod mcts;
 pub mod ownership;
-pub mod policy;
-pub mod prior;
 pub mod tt;
 
 use crate::board::{Color, Move, Point};
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
 use crate::game::Game;
 use crate::playout::PlayoutRng;
+use crate::playout::{play_out, MovePolicy, Policy};
+use crate::priors::PriorWeights;
 use mcts::{Root, Tree, Worker};
 use ownership::OwnershipMap;
-use policy::{run_playout, LightPolicy, PlayoutPolicy};
-use prior::PriorWeights;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -79,6 +77,8 @@ pub struct SearchConfig {
     pub fpu: f32,
     /// Prior weights for new edges.
     pub priors: PriorWeights,
+    /// Playout policy of [`MctsEngine::new`].
+    pub playout_policy: Policy,
     /// How often `genmove` reports progress.
     pub report_interval: Duration,
     /// Playouts behind `dead_stones`.
@@ -99,6 +99,7 @@ impl Default for SearchConfig {
             exploration: 0.0,
             fpu: 1.0,
             priors: PriorWeights::default(),
+            playout_policy: Policy::Heavy,
             report_interval: Duration::from_millis(500),
             dead_stone_playouts: 2000,
         }
@@ -115,17 +116,18 @@ struct StopRule {
 }
 
 /// The search engine. See the module documentation.
-pub struct MctsEngine<P: PlayoutPolicy = LightPolicy> {
+pub struct MctsEngine<P: MovePolicy = Policy> {
     config: SearchConfig,
     policy: P,
     tree: Mutex<Tree>,
     searches: u64,
 }
 
-impl MctsEngine<LightPolicy> {
-    /// An engine with light playouts.
-    pub fn new(config: SearchConfig) -> MctsEngine<LightPolicy> {
-        MctsEngine::with_policy(config, LightPolicy)
+impl MctsEngine<Policy> {
+    /// An engine whose playouts follow `config.playout_policy`.
+    pub fn new(config: SearchConfig) -> MctsEngine<Policy> {
+        let policy = config.playout_policy;
+        MctsEngine::with_policy(config, policy)
     }
 }
 
@@ -136,16 +138,7 @@ fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
     }
 }
 
-#[inline]
-fn edge_move(point: u16) -> Move {
-    if point == PASS {
-        Move::Pass
-    } else {
-        Move::Play(Point::from_index(point as usize))
-    }
-}
-
-impl<P: PlayoutPolicy> MctsEngine<P> {
+impl<P: MovePolicy> MctsEngine<P> {
     /// An engine with the given playout policy.
     pub fn with_policy(config: SearchConfig, policy: P) -> MctsEngine<P> {
         MctsEngine {
@@ -330,12 +323,12 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
                 let score = child.map_or(0.0, |c| sign * t.table.node(c).score());
-                let mut pv = vec![edge_move(e.point)];
+                let mut pv = vec![mcts::point_move(e.point)];
                 if let Some(c) = child {
                     Self::principal_variation(&t.table, c, &mut pv);
                 }
                 MoveInfo {
-                    mv: edge_move(e.point),
+                    mv: mcts::point_move(e.point),
                     visits: e.visits as u64,
                     winrate,
                     prior: e.prior_w as f64 / prior_total,
@@ -363,7 +356,7 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
                 .filter(|e| e.visits > 0)
                 .max_by_key(|e| e.visits);
             let Some(e) = best else { break };
-            pv.push(edge_move(e.point));
+            pv.push(mcts::point_move(e.point));
             match table.find(e.child_key, e.child_slot) {
                 Some(c) if c != slot => slot = c,
                 _ => break,
@@ -376,18 +369,21 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
         let mut map = OwnershipMap::default();
         let mut rng = PlayoutRng::new(self.config.seed ^ 0xdead);
         let mut policy = self.policy.clone();
-        let mut moves = Vec::with_capacity(1024);
         let cap = crate::playout::default_max_moves(game.board());
         for _ in 0..self.config.dead_stone_playouts.max(1) {
             let mut b = game.board().clone();
-            moves.clear();
-            run_playout(
+            let last = game.last_turn().and_then(|t| match t.mv {
+                Move::Play(p) => Some(p),
+                Move::Pass => None,
+            });
+            play_out(
                 &mut policy,
                 &mut b,
                 game.to_move(),
+                last,
                 &mut rng,
                 cap,
-                &mut moves,
+                |_, _| {},
             );
             map.add(&b);
         }
@@ -453,7 +449,7 @@ impl<P: PlayoutPolicy> MctsEngine<P> {
     }
 }
 
-impl<P: PlayoutPolicy> Engine for MctsEngine<P> {
+impl<P: MovePolicy> Engine for MctsEngine<P> {
     fn genmove(
         &mut self,
         game: &Game,

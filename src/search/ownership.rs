@@ -130,8 +130,7 @@ impl OwnershipMap {
 mod tests {
     use super::*;
     use crate::board::Geometry;
-    use crate::playout::PlayoutRng;
-    use crate::search::policy::{run_playout, LightPolicy};
+    use crate::playout::{playout, PlayoutRng, Policy};
 
     #[test]
     fn a_lone_stone_in_a_framework_is_dead_and_walls_are_alive() {
@@ -147,17 +146,9 @@ mod tests {
         b.set_stone(intruder, Some(Color::White));
         let mut map = OwnershipMap::default();
         let mut rng = PlayoutRng::new(1);
-        let mut moves = Vec::new();
         for _ in 0..300 {
             let mut x = b.clone();
-            run_playout(
-                &mut LightPolicy,
-                &mut x,
-                Color::Black,
-                &mut rng,
-                150,
-                &mut moves,
-            );
+            playout(&mut x, Color::Black, None, Policy::Light, &mut rng, 150);
             map.add(&x);
         }
         assert_eq!(map.dead_stones(&b), vec![intruder]);

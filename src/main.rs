@@ -56,9 +56,25 @@ struct EngineArgs {
     /// Resign when the win rate stays below this (0 = never resign).
     #[arg(long, default_value_t = 0.1)]
     resign_threshold: f64,
+    /// Search a plain tree instead of sharing nodes through the transposition
+    /// table (for comparison matches).
+    #[arg(long)]
+    plain_tree: bool,
+    /// Playout policy of the search.
+    #[arg(long, value_enum, default_value_t = PlayoutArg::Heavy)]
+    playouts_policy: PlayoutArg,
     /// No diagnostics on stderr.
     #[arg(long)]
     quiet: bool,
+}
+
+/// `--playouts-policy` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PlayoutArg {
+    /// Uniformly random legal moves that fill no own eye.
+    Light,
+    /// Answers to the last move (ataris, 3x3 shapes), no group self-atari.
+    Heavy,
 }
 
 #[derive(Subcommand, Debug)]
@@ -132,6 +148,11 @@ fn gtp(args: EngineArgs) -> ExitCode {
         seed: args.seed,
         tt_mb: args.tt_mb as usize,
         resign_threshold: args.resign_threshold,
+        transpositions: !args.plain_tree,
+        playout_policy: match args.playouts_policy {
+            PlayoutArg::Light => Policy::Light,
+            PlayoutArg::Heavy => Policy::Heavy,
+        },
         ..SearchConfig::default()
     }));
     match tengen::gtp::run(options, engine) {

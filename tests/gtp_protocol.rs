@@ -350,6 +350,8 @@ fn help_documents_every_engine_flag() {
         "--quiet",
         "--tt-mb",
         "--resign-threshold",
+        "--plain-tree",
+        "--playouts-policy",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
     }
@@ -368,4 +370,30 @@ fn help_documents_every_engine_flag() {
         "{\"ko\":\"SITUATIONAL\",\"scoring\":\"AREA\",\"suicide\":true}"
     );
     assert_eq!(e.ok("final_score"), "W+7.5", "the preset's komi");
+}
+
+/// The search variants used in comparison matches answer GTP like the default.
+#[test]
+fn plain_tree_and_light_playouts_play_legal_moves() {
+    for variant in [
+        ["--plain-tree"].as_slice(),
+        ["--playouts-policy", "light"].as_slice(),
+    ] {
+        let mut e = Engine::spawn(&[variant, &["--size", "9"]].concat());
+        let mut stones = 0;
+        for color in ["b", "w", "b", "w"] {
+            let mv = e.ok(&format!("genmove {color}"));
+            assert!(mv == "pass" || is_vertex(&mv, 9), "{variant:?}: {mv}");
+            stones += (mv != "pass") as usize;
+        }
+        let board = e.ok("showboard");
+        let on_board = board
+            .lines()
+            .skip(1)
+            .take(9)
+            .flat_map(|l| l.chars())
+            .filter(|&c| c == 'X' || c == 'O')
+            .count();
+        assert_eq!(on_board, stones, "{variant:?}\n{board}");
+    }
 }

@@ -66,6 +66,10 @@ struct EngineArgs {
     /// No diagnostics on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Think on the opponent's time: after each move keep searching until the
+    /// next command arrives (what is learnt is reused for the next move).
+    #[arg(long)]
+    ponder: bool,
 }
 
 /// `--playouts-policy` values.
@@ -142,6 +146,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
             time,
         },
         quiet: args.quiet,
+        ponder: args.ponder,
     };
     let engine = Box::new(MctsEngine::new(SearchConfig {
         threads: args.threads as usize,

@@ -397,3 +397,36 @@ fn plain_tree_and_light_playouts_play_legal_moves() {
         assert_eq!(on_board, stones, "{variant:?}\n{board}");
     }
 }
+
+/// `--ponder`: after its move the engine keeps searching until the next line
+/// arrives (its processor time grows while the controller is silent), answers
+/// that line as usual, and its game stays exactly in sync.
+#[test]
+fn pondering_searches_between_commands_and_stays_in_sync() {
+    let mut e = Engine::spawn(&["--ponder", "--size", "9"]);
+    let first = e.ok("genmove b");
+    assert!(is_vertex(&first, 9), "{first}");
+    let before: f64 = e.ok("cputime").parse().unwrap();
+    // `cputime` itself was answered at once and pondering resumed only after a
+    // genmove; so play one more move pair, then stay silent for a while.
+    let reply = if first == "E5" { "D4" } else { "E5" };
+    e.ok(&format!("play w {reply}"));
+    let second = e.ok("genmove b");
+    assert!(is_vertex(&second, 9), "{second}");
+    std::thread::sleep(Duration::from_millis(800));
+    let after: f64 = e.ok("cputime").parse().unwrap();
+    assert!(
+        after - before > 0.1,
+        "the engine thought while waiting: {before} -> {after}"
+    );
+    let board = e.ok("showboard");
+    let stones = board
+        .lines()
+        .skip(1)
+        .take(9)
+        .flat_map(|l| l.chars())
+        .filter(|&c| c == 'X' || c == 'O')
+        .count();
+    assert_eq!(stones, 3, "pondering never plays a move\n{board}");
+    e.ok("quit");
+}

@@ -52,6 +52,9 @@ pub struct Options {
     pub limits: Limits,
     /// No diagnostics on stderr.
     pub quiet: bool,
+    /// Think on the opponent's time: after playing a move, keep searching the
+    /// position (for the opponent) until the next input line arrives.
+    pub ponder: bool,
 }
 
 impl Default for Options {
@@ -62,6 +65,7 @@ impl Default for Options {
             size: 19,
             limits: Limits::default(),
             quiet: false,
+            ponder: false,
         }
     }
 }
@@ -107,6 +111,9 @@ pub struct Session {
     quit: bool,
     /// Handicap stones of the current game, for `printsgf`'s `HA`.
     handicap: u32,
+    /// Set when a `genmove` played a move: with `--ponder`, think until the
+    /// next line.
+    ponder_next: bool,
 }
 
 /// Runs GTP on stdin/stdout until `quit` or end of input.
@@ -197,6 +204,7 @@ impl Session {
             pending: VecDeque::new(),
             quit: false,
             handicap: 0,
+            ponder_next: false,
         }
     }
 
@@ -219,7 +227,25 @@ impl Session {
                     }
                 }
             }
+            if std::mem::take(&mut self.ponder_next) && self.options.ponder && !self.quit {
+                self.ponder();
+            }
         }
+    }
+
+    /// Searches the current position for the player to move (the opponent)
+    /// without output until any input line arrives; the line is then handled
+    /// as usual. What the search learns stays in its table for our next move.
+    fn ponder(&mut self) {
+        self.think(StopOn::AnyLine, |engine, game, stop, _out| {
+            engine.analyze(
+                game,
+                game.to_move(),
+                Duration::from_secs(3600),
+                stop,
+                &mut |_| {},
+            );
+        });
     }
 
     /// Handles one command and writes its response.
@@ -364,6 +390,7 @@ impl Session {
         let decision = self.checked(color, decision, options.allow_resign);
         if let (true, Decision::Play(mv)) = (play, decision) {
             self.game.play(color, mv).expect("checked move is legal");
+            self.ponder_next = true;
         }
         decision
     }

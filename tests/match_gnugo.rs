@@ -97,3 +97,81 @@ fn gnugo_takes_time_settings_and_beats_a_passer() {
     assert!(out.contains("1 s per move"), "{out}");
     assert!(out.contains("wins: A 0, B 2"), "{out}");
 }
+
+/// `final_score` of one engine on a loaded SGF file, as a signed margin
+/// (Black positive): `B+2`, `W+3.5`, `0` and GNU Go's `B+2.0` all parse.
+fn final_score(engine: &[&str], file: &Path) -> f64 {
+    use std::io::Write;
+    let mut child = Command::new(engine[0])
+        .args(&engine[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let script = format!("loadsgf {}\nfinal_score\nquit\n", file.display());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let score = text
+        .split("\n\n")
+        .nth(1)
+        .and_then(|r| r.strip_prefix("= "))
+        .unwrap_or_else(|| panic!("no final_score in {text:?}"))
+        .trim();
+    match score.split_once('+') {
+        Some(("B", m)) => m.parse().unwrap(),
+        Some(("W", m)) => -m.parse::<f64>().unwrap(),
+        _ => score.parse().unwrap(),
+    }
+}
+
+/// Issue 5: on finished games our `final_score` (dead stones from the
+/// search's ownership) must agree with GNU Go's own scoring.
+#[test]
+fn final_score_agrees_with_gnugo_on_finished_games() {
+    let Some(g) = gnugo() else { return };
+    let dir = TempDir::new();
+    let tengen = env!("CARGO_BIN_EXE_tengen");
+    let ours = format!("{tengen} --playouts 3000 --quiet --resign-threshold 0");
+    let sgf_dir = dir.path().join("games");
+    let out = run_match(&[
+        "--black",
+        &ours,
+        "--white",
+        &g,
+        "--games",
+        "2",
+        "--size",
+        "9",
+        "--komi",
+        "7",
+        "--sgf-dir",
+        sgf_dir.to_str().unwrap(),
+    ]);
+    let mut files: Vec<_> = std::fs::read_dir(&sgf_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{out}");
+    for file in files {
+        let ours = final_score(&[tengen, "--quiet", "--playouts", "3000"], &file);
+        let theirs = final_score(
+            &[
+                GNUGO,
+                "--mode",
+                "gtp",
+                "--chinese-rules",
+                "--positional-superko",
+            ],
+            &file,
+        );
+        assert_eq!(ours, theirs, "{}\n{out}", file.display());
+    }
+}

@@ -261,3 +261,41 @@ fn genmove_analyze_ends_with_play() {
     e.ok("undo");
     assert_eq!(e.fail("undo"), "cannot undo");
 }
+
+/// GoGui's ownership `dboard`: one row per board line, values in [-1, 1] from
+/// Black's point of view whoever is to move, and listed for the Analyze menu.
+#[test]
+fn gogui_ownership_dboard_reads_from_blacks_side() {
+    let mut e = Engine::spawn(&["--size", "5"]);
+    assert!(e
+        .ok("gogui-analyze_commands")
+        .lines()
+        .any(|l| l.starts_with("dboard/") && l.contains("tengen-ownership")));
+    // Black holds the two bottom lines behind a wall on line 3, White the top
+    // line behind a wall on line 4.
+    for x in ["A", "B", "C", "D", "E"] {
+        e.ok(&format!("play b {x}3"));
+        e.ok(&format!("play w {x}4"));
+    }
+    for color in ["b", "w"] {
+        let board = e.ok(&format!("tengen-ownership {color} 0.3"));
+        let rows: Vec<Vec<f64>> = board
+            .lines()
+            .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(rows.len(), 5, "{board}");
+        assert!(
+            rows.iter()
+                .all(|r| r.len() == 5 && r.iter().all(|v| v.abs() <= 1.0)),
+            "{board}"
+        );
+        assert!(
+            rows[4][0] > 0.5 && rows[3][4] > 0.5,
+            "Black's side, {color} to move:\n{board}"
+        );
+        assert!(
+            rows[0][0] < -0.5 && rows[0][4] < -0.5,
+            "White's side, {color} to move:\n{board}"
+        );
+    }
+}

@@ -195,6 +195,10 @@ pub static COMMANDS: &[Entry] = &[
         name: "tengen-best_moves",
         handler: cmd_tengen_best_moves,
     },
+    Entry {
+        name: "tengen-ownership",
+        handler: cmd_tengen_ownership,
+    },
 ];
 
 /// The entry for a command name (already lower-cased).
@@ -579,6 +583,7 @@ fn cmd_gogui_analyze_commands(_: &mut Session, _: &Command) -> Result<Reply, Gtp
         [
             "gfx/Best Moves (1 s)/tengen-best_moves %m 1",
             "gfx/Best Moves (5 s)/tengen-best_moves %m 5",
+            "dboard/Ownership (1 s)/tengen-ownership %m 1",
             "plist/Dead Stones/final_status_list dead",
             "string/Final Score/final_score",
             "string/Rules/kata-get-rules",
@@ -594,10 +599,9 @@ fn cmd_gogui_interrupt(_: &mut Session, _: &Command) -> Result<Reply, GtpError> 
     empty()
 }
 
-/// `tengen-best_moves COLOR [SECONDS]` → GoGui graphics after thinking
-/// SECONDS (default 1, or until `# interrupt`): the best variation as `VAR`,
-/// the top moves' win rates (percent) as `LABEL`.
-fn cmd_tengen_best_moves(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+/// The `COLOR [SECONDS]` arguments of the thinking GoGui commands: the colour
+/// and how long to think (default 1 s, at most an hour).
+fn color_and_seconds(cmd: &Command) -> Result<(Color, Duration), GtpError> {
     let color = color_arg(cmd.args.first())?;
     let secs = match cmd.args.get(1) {
         None => 1.0,
@@ -606,7 +610,40 @@ fn cmd_tengen_best_moves(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
     if cmd.args.len() > 2 || secs > 3600.0 {
         return Err(GtpError::syntax());
     }
-    let report = s.analyze_for(color, Duration::from_secs_f64(secs));
+    Ok((color, Duration::from_secs_f64(secs)))
+}
+
+/// `tengen-ownership COLOR [SECONDS]` → a GoGui `dboard` after thinking
+/// SECONDS for COLOR: each point's expected owner from the search's playouts,
+/// +1 Black to -1 White, one board row per line from the top.
+fn cmd_tengen_ownership(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let (color, duration) = color_and_seconds(cmd)?;
+    let report = s.analyze_for(color, duration);
+    let size = s.game.board().size();
+    if report.ownership.len() != size * size {
+        return text(vec![vec!["0"; size].join(" "); size].join("\n"));
+    }
+    // The report's ownership is for the player searched for: turn it to Black's view.
+    let sign = if color == Color::Black { 1.0 } else { -1.0 };
+    let rows: Vec<String> = report
+        .ownership
+        .chunks(size)
+        .map(|row| {
+            row.iter()
+                .map(|v| format!("{:.2}", (sign * v).clamp(-1.0, 1.0)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    text(rows.join("\n"))
+}
+
+/// `tengen-best_moves COLOR [SECONDS]` → GoGui graphics after thinking
+/// SECONDS (default 1, or until `# interrupt`): the best variation as `VAR`,
+/// the top moves' win rates (percent) as `LABEL`.
+fn cmd_tengen_best_moves(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let (color, duration) = color_and_seconds(cmd)?;
+    let report = s.analyze_for(color, duration);
     let size = s.game.board().size();
     let mut lines = Vec::new();
     if let Some(best) = report.moves.first() {

@@ -315,9 +315,21 @@ impl Clock {
     }
 }
 
-/// A rough number of moves `color` still has to make: used to share out main time.
+/// A rough number of moves `color` still has to make, weighted so that main
+/// time goes where games are decided: stretched in the opening (the first
+/// tenth of the board, where moves matter least), shrunk in the middle game
+/// (up to about half the board filled). Used to share out main time.
 pub fn moves_left(board: &Board) -> f64 {
-    (board.num_empty() as f64 * 0.3).max(15.0)
+    let area = board.geometry().area() as f64;
+    let filled = 1.0 - board.num_empty() as f64 / area;
+    let weight = if filled < 0.1 {
+        0.7
+    } else if filled < 0.5 {
+        1.4
+    } else {
+        1.0
+    };
+    (board.num_empty() as f64 * 0.3).max(15.0) / weight
 }
 
 /// The limits for the next `genmove`: the configured `--playouts`/`--time`,
@@ -347,6 +359,26 @@ pub fn limits(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_middle_game_gets_more_main_time_than_the_opening() {
+        use crate::board::{Board, Color, Geometry};
+        let g = Geometry::new(19).unwrap();
+        let opening = Board::new(g);
+        let mut middle = Board::new(g);
+        // Fill a fifth of the board (scattered, no captures).
+        for (i, p) in g.points().enumerate().filter(|(i, _)| i % 5 == 0) {
+            middle.set_stone(
+                p,
+                Some(if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                }),
+            );
+        }
+        assert!(moves_left(&middle) < moves_left(&opening) * 0.6);
+    }
+
     use super::*;
     use crate::board::{Color, Geometry};
 

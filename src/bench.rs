@@ -4,13 +4,14 @@
 //! shared machine moves it less than a single long round would.
 
 use crate::board::{Board, Color, Geometry};
-use crate::playout::{default_max_moves, light_playout, PlayoutRng};
+use crate::playout::{default_max_moves, playout, PlayoutRng, Policy};
 use std::time::{Duration, Instant};
 
 /// One measured figure.
 #[derive(Clone, Copy, Debug)]
 pub struct PlayoutRate {
     pub size: usize,
+    pub policy: Policy,
     pub playouts_per_sec: f64,
     pub moves_per_playout: f64,
     pub ns_per_move: f64,
@@ -20,7 +21,11 @@ impl std::fmt::Display for PlayoutRate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{s}x{s} light playouts: {:.0} playouts/s, {:.0} moves/playout, {:.0} ns/move",
+            "{s}x{s} {} playouts: {:.0} playouts/s, {:.0} moves/playout, {:.0} ns/move",
+            match self.policy {
+                Policy::Light => "light",
+                Policy::Heavy => "heavy",
+            },
             self.playouts_per_sec,
             self.moves_per_playout,
             self.ns_per_move,
@@ -29,9 +34,15 @@ impl std::fmt::Display for PlayoutRate {
     }
 }
 
-/// Uniformly random light playouts from the empty board of `size`: `rounds`
-/// rounds of about `round` each; the median round by playouts per second.
-pub fn light_playouts(size: usize, rounds: usize, round: Duration, seed: u64) -> PlayoutRate {
+/// Playouts with `policy` from the empty board of `size`: `rounds` rounds of
+/// about `round` each; the median round by playouts per second.
+pub fn playouts(
+    size: usize,
+    policy: Policy,
+    rounds: usize,
+    round: Duration,
+    seed: u64,
+) -> PlayoutRate {
     let geo = Geometry::new(size).expect("benchmark size in range");
     let empty = Board::new(geo);
     let cap = default_max_moves(&empty);
@@ -43,7 +54,7 @@ pub fn light_playouts(size: usize, rounds: usize, round: Duration, seed: u64) ->
         while start.elapsed() < round {
             for _ in 0..16 {
                 let mut b = empty.clone();
-                let r = light_playout(&mut b, Color::Black, &mut rng, cap);
+                let r = playout(&mut b, Color::Black, None, policy, &mut rng, cap);
                 std::hint::black_box(r.margin);
                 moves += r.moves as u64;
                 playouts += 1;
@@ -52,6 +63,7 @@ pub fn light_playouts(size: usize, rounds: usize, round: Duration, seed: u64) ->
         let secs = start.elapsed().as_secs_f64();
         results.push(PlayoutRate {
             size,
+            policy,
             playouts_per_sec: playouts as f64 / secs,
             moves_per_playout: moves as f64 / playouts as f64,
             ns_per_move: secs * 1e9 / moves as f64,
@@ -67,9 +79,11 @@ mod tests {
 
     #[test]
     fn bench_reports_plausible_figures() {
-        let r = light_playouts(9, 3, Duration::from_millis(20), 1);
+        let r = playouts(9, Policy::Light, 3, Duration::from_millis(20), 1);
         assert!(r.playouts_per_sec > 0.0);
         assert!((60.0..200.0).contains(&r.moves_per_playout), "{r}");
         assert!(r.to_string().starts_with("9x9 light playouts: "));
+        let h = playouts(9, Policy::Heavy, 1, Duration::from_millis(20), 1);
+        assert!(h.to_string().starts_with("9x9 heavy playouts: "));
     }
 }

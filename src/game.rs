@@ -297,6 +297,8 @@ impl Game {
         for &(p, stone) in changes {
             self.board.set_stone(p, stone);
         }
+        // A setup (even an empty one) starts a new position: no ko carries over.
+        self.board.clear_ko();
         if let Some(c) = to_move {
             self.to_move = c;
         }
@@ -357,5 +359,14 @@ mod tests {
         assert_eq!(game.board().hash(), before);
         assert_eq!(game.board().captures(Color::Black), 0);
         assert!(!game.undo(), "setup is the start position");
+
+        // An empty setup (an SGF node with only `PL`) also ends the ko.
+        game.play(Color::Black, Move::Play(pt(g, 0, 18))).unwrap();
+        assert_eq!(
+            game.check(Color::White, Move::Play(pt(g, 1, 18))),
+            Err(IllegalMove::Ko)
+        );
+        game.setup(&[], Some(Color::White));
+        assert_eq!(game.check(Color::White, Move::Play(pt(g, 1, 18))), Ok(()));
     }
 }

@@ -49,7 +49,7 @@ impl History {
             ko,
             base,
             entries: Vec::with_capacity(512),
-            index: FxHashMap::default(),
+            index: FxHashMap::with_capacity_and_hasher(512, Default::default()),
         };
         h.push_entry(Entry {
             hash,

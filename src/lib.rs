@@ -3,17 +3,23 @@
 //! Module graph (dependencies point one way only):
 //!
 //! ```text
-//! board (point, zobrist)   rules
-//!        \                  /
-//!         history ---------'
-//!            \
-//!             game ── score
-//!               \
-//!                playout ── bench
+//! board (point, zobrist)      rules
+//!    |  \                      |
+//!    |   patterns, tactics     history
+//!    |        \                 |
+//!    |         priors          game ── score, sgf (parse, write, check)
+//!    |                          |
+//!  playout ─────────────── engine (the move-chooser contract)
+//!    |                          |
+//!  bench                    config (CLI rule flags), time (clock), handicap
+//!                               |
+//!                              gtp (protocol, vertex, commands, setup, analysis)
 //! ```
 //!
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
-//! keys; `game` uses all three; everything above builds on `game`.
+//! keys; `game` uses all three; `playout`, `patterns`, `tactics` and `priors`
+//! work on a bare `Board`; everything that talks to the outside builds on `game`
+//! and `engine`.
 //!
 //! ```
 //! use tengen::{Color, Game, Geometry, Move, Rules};
@@ -29,13 +35,19 @@ pub mod board;
 pub mod config;
 pub mod engine;
 pub mod game;
+pub mod gtp;
 pub mod gtp_client;
+pub mod handicap;
 pub mod history;
 pub mod match_runner;
+pub mod patterns;
 pub mod playout;
+pub mod priors;
 pub mod rules;
 pub mod score;
 pub mod sgf;
+pub mod tactics;
+pub mod time;
 
 pub use board::{Board, Color, Geometry, Move, Point, Stone};
 pub use game::{Game, IllegalMove, Turn};

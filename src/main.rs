@@ -1,23 +1,64 @@
 //! The `tengen` binary: command-line parsing and dispatch only.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Duration;
+use tengen::config::RuleArgs;
+use tengen::engine::{Limits, RandomEngine};
+use tengen::playout::Policy;
+use tengen::rules::Preset;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "tengen",
     version,
-    about = "A Go engine: GTP v2 on stdin/stdout, SGF rule checking, benchmarks"
+    about = "A Go engine: GTP v2 on stdin/stdout, SGF rule checking, benchmarks",
+    long_about = "A Go engine. Without a subcommand (or with `gtp`) it speaks GTP version 2 \
+                  on stdin/stdout: attach it to Sabaki, GoGui, kgsGtp, gtp2ogs or CGOS.",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// Settings of the GTP engine. GTP commands (`komi`, `boardsize`, `kgs-rules`,
+/// `kata-set-rules`, time settings) change them during a session.
+#[derive(Args, Debug, Clone)]
+struct EngineArgs {
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Komi until the controller sends `komi` [default: the rule preset's usual komi].
+    #[arg(long, allow_negative_numbers = true)]
+    komi: Option<f64>,
+    /// Board size until the controller sends `boardsize` (2 to 25).
+    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(u8).range(2..=25))]
+    size: u8,
+    /// Search threads (used by the tree search; the random engine ignores it).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
+    /// Most playouts per move.
+    #[arg(long)]
+    playouts: Option<u64>,
+    /// Most seconds per move; a game clock may allow less. Without --time and
+    /// --playouts a move takes at most 5 s.
+    #[arg(long)]
+    time: Option<f64>,
+    /// Random seed, for reproducible games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No diagnostics on stderr.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Speed figures, single-threaded: light playouts per second on 19x19 and 9x9.
+    /// Speak GTP version 2 on stdin/stdout (the default).
+    Gtp(EngineArgs),
+    /// Speed figures, single-threaded: light and heavy playouts per second on 19x19 and 9x9.
     Bench {
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5)]
@@ -32,6 +73,61 @@ enum Command {
     /// Play two GTP engines against each other (colours alternate) and print
     /// one line per game and engine A's win rate with a 95% interval.
     Match(tengen::match_runner::MatchArgs),
+    /// Replay SGF games and report every illegal move (ko, superko, suicide,
+    /// occupied point). Exit status: 0 all legal, 1 violations, 2 unreadable files.
+    Check {
+        /// SGF files, or directories searched recursively for `.sgf` files.
+        #[arg(required = true)]
+        paths: Vec<std::path::PathBuf>,
+        /// Rules: `--rules` replaces each game's RU (default: RU, else chinese);
+        /// `--ko` and `--suicide` override either.
+        #[command(flatten)]
+        rules: tengen::config::RuleArgs,
+        /// One JSON object per line instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print only errors and the summary.
+        #[arg(long)]
+        quiet: bool,
+        /// Replay every variation too, not only the main line (violations off
+        /// the main line name their variation, numbered from 2 in file order).
+        #[arg(long)]
+        variations: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+}
+
+/// Runs the GTP engine until `quit` or the end of input.
+fn gtp(args: EngineArgs) -> ExitCode {
+    let preset = args.rules.preset().unwrap_or(Preset::Chinese);
+    let time = match args.time {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            eprintln!("tengen: --time must be a positive number of seconds");
+            return ExitCode::FAILURE;
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
+    let options = tengen::gtp::Options {
+        rules: args.rules.resolve(Preset::Chinese),
+        komi: args.komi.unwrap_or(preset.default_komi()),
+        size: args.size as usize,
+        limits: Limits {
+            playouts: args.playouts,
+            time,
+        },
+        quiet: args.quiet,
+    };
+    let _threads = args.threads;
+    let engine = Box::new(RandomEngine::new(args.seed));
+    match tengen::gtp::run(options, engine) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -43,11 +139,13 @@ fn main() -> ExitCode {
             seed,
         }) => {
             let round = Duration::from_secs_f64(seconds.max(0.01));
-            for size in [19, 9] {
-                println!(
-                    "{}",
-                    tengen::bench::light_playouts(size, rounds, round, seed)
-                );
+            for policy in [Policy::Light, Policy::Heavy] {
+                for size in [19, 9] {
+                    println!(
+                        "{}",
+                        tengen::bench::playouts(size, policy, rounds, round, seed)
+                    );
+                }
             }
             ExitCode::SUCCESS
         }
@@ -60,9 +158,38 @@ fn main() -> ExitCode {
                 }
             }
         }
-        None => {
-            eprintln!("tengen: the GTP engine is not built yet; try `tengen bench`");
-            ExitCode::FAILURE
+        Some(Command::Check {
+            paths,
+            rules,
+            json,
+            quiet,
+            variations,
+            threads,
+        }) => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            let options = tengen::sgf::batch::BatchOptions {
+                json,
+                quiet,
+                threads,
+                lines: if variations {
+                    tengen::sgf::check::Lines::AllVariations
+                } else {
+                    tengen::sgf::check::Lines::MainLine
+                },
+            };
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            match tengen::sgf::batch::run(&paths, &rules, options, &mut out) {
+                Ok(summary) => ExitCode::from(summary.exit_code()),
+                Err(e) => {
+                    eprintln!("tengen check: cannot write the report: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
+        Some(Command::Gtp(args)) => gtp(args),
+        None => gtp(cli.engine),
     }
 }

@@ -5,13 +5,23 @@
 //! [`crate::history`]). They never fill a one-point eye of their own colour and
 //! end after two consecutive passes or a move cap.
 //!
-//! The light policy chooses uniformly among the legal, non-eye-filling points by
-//! probing the empty-point list from a random start. Nothing here allocates.
+//! Two policies ([`Policy`]):
+//! - light: uniformly among the legal, non-eye-filling points, by probing the
+//!   empty-point list from a random start;
+//! - heavy (MoGo / Pachi "Moggy" style): first answer the last move locally —
+//!   save own chains it put in atari (capture an attacker or extend), capture
+//!   it if it stands in atari, play a good 3×3 shape next to it ([`patterns`]);
+//!   otherwise a random move that does not put a chain of two or more stones
+//!   into atari.
+//!
+//! Nothing here allocates.
 
-use crate::board::{Board, Color, Point};
+use crate::board::{Board, Color, Point, Stone};
+use crate::patterns;
 use crate::score::area_margin_fast;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
+use smallvec::SmallVec;
 
 /// The random generator for playouts and search: a named, portable generator, so
 /// a seed replays the same games on every platform and build.
@@ -62,19 +72,142 @@ pub fn random_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<
         .find(|&p| acceptable(p))
 }
 
-/// Plays `board` out with the light policy, `to_move` first, for at most
-/// `max_moves` moves, and counts the final position.
-pub fn light_playout(
+/// Which move policy a playout uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    Light,
+    Heavy,
+}
+
+/// Percent chance of trying each heavy rule before falling back to the next.
+const ATARI_RATE: usize = 90;
+const PATTERN_RATE: usize = 90;
+
+/// Candidate moves of one heavy rule.
+type Candidates = SmallVec<[Point; 8]>;
+
+/// A random point among the empty points that `color` may play under the
+/// playout rule, that are not true eyes of `color`, and that do not put a chain
+/// of two or more stones into atari; failing that, any [`random_move`].
+#[inline]
+pub fn random_safe_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<Point> {
+    let n = board.num_empty();
+    if n == 0 {
+        return None;
+    }
+    let start = rng.below(n);
+    let acceptable = |p: Point| {
+        !board.is_true_eye(p, color)
+            && board.is_legal_simple(p, color)
+            && !board.is_group_self_atari(p, color)
+    };
+    (start..n)
+        .chain(0..start)
+        .map(|i| board.empty_point(i))
+        .find(|&p| acceptable(p))
+        .or_else(|| random_move(board, color, rng))
+}
+
+/// Local answers to the opponent's last move at `last`: captures of attackers
+/// that save an own chain in atari, extensions out of atari, and the capture of
+/// the last move's chain when it stands in atari.
+fn atari_answers(board: &Board, color: Color, last: Point) -> Candidates {
+    let mut moves = Candidates::new();
+    let opp = color.opp();
+    let push = |moves: &mut Candidates, p: Point| {
+        if !moves.contains(&p) && board.is_legal_simple(p, color) {
+            moves.push(p);
+        }
+    };
+    if board.at(last) == opp.stone() {
+        if let Some(lib) = board.last_liberty(last) {
+            push(&mut moves, lib);
+        }
+    }
+    for n in last.neighbors() {
+        if board.at(n) != color.stone() || board.liberties(n) != 1 {
+            continue;
+        }
+        // Our chain through n is in atari: capture a neighbouring chain in atari...
+        for s in board.chain_stones(n) {
+            for m in s.neighbors() {
+                if board.at(m) == opp.stone() {
+                    if let Some(lib) = board.last_liberty(m) {
+                        push(&mut moves, lib);
+                    }
+                }
+            }
+        }
+        // ...or extend, if that gives at least two liberties.
+        if let Some(lib) = board.last_liberty(n) {
+            if board.liberties_after(lib, color, 2) >= 2 {
+                push(&mut moves, lib);
+            }
+        }
+    }
+    moves
+}
+
+/// Good 3x3 shapes among the eight neighbours of the last move.
+fn pattern_answers(board: &Board, color: Color, last: Point) -> Candidates {
+    let mut moves = Candidates::new();
+    for q in last.neighbors().into_iter().chain(last.diagonals()) {
+        if board.at(q) == Stone::Empty
+            && patterns::matches_at(board, q)
+            && board.is_legal_simple(q, color)
+            && !board.is_group_self_atari(q, color)
+        {
+            moves.push(q);
+        }
+    }
+    moves
+}
+
+/// The heavy policy's move for `color`, the opponent having just played `last`.
+pub fn heavy_move(
+    board: &Board,
+    color: Color,
+    last: Option<Point>,
+    rng: &mut PlayoutRng,
+) -> Option<Point> {
+    if let Some(last) = last {
+        if rng.below(100) < ATARI_RATE {
+            let answers = atari_answers(board, color, last);
+            if !answers.is_empty() {
+                return Some(answers[rng.below(answers.len())]);
+            }
+        }
+        if rng.below(100) < PATTERN_RATE {
+            let answers = pattern_answers(board, color, last);
+            if !answers.is_empty() {
+                return Some(answers[rng.below(answers.len())]);
+            }
+        }
+    }
+    random_safe_move(board, color, rng)
+}
+
+/// Plays `board` out with `policy`, `to_move` first, for at most `max_moves`
+/// moves, and counts the final position. `last` is the move that led to the
+/// position, if known (the heavy policy answers it).
+pub fn playout(
     board: &mut Board,
     to_move: Color,
+    last: Option<Point>,
+    policy: Policy,
     rng: &mut PlayoutRng,
     max_moves: u32,
 ) -> PlayoutResult {
     let mut color = to_move;
+    let mut last = last;
     let mut passes = 0;
     let mut moves = 0;
     while passes < 2 && moves < max_moves {
-        match random_move(board, color, rng) {
+        let choice = match policy {
+            Policy::Light => random_move(board, color, rng),
+            Policy::Heavy => heavy_move(board, color, last, rng),
+        };
+        match choice {
             Some(p) => {
                 board.play(p, color);
                 passes = 0;
@@ -84,6 +217,7 @@ pub fn light_playout(
                 passes += 1;
             }
         }
+        last = choice;
         moves += 1;
         color = color.opp();
     }
@@ -91,6 +225,16 @@ pub fn light_playout(
         moves,
         margin: area_margin_fast(board),
     }
+}
+
+/// Plays `board` out with the light policy: see [`playout`].
+pub fn light_playout(
+    board: &mut Board,
+    to_move: Color,
+    rng: &mut PlayoutRng,
+    max_moves: u32,
+) -> PlayoutResult {
+    playout(board, to_move, None, Policy::Light, rng, max_moves)
 }
 
 /// The usual move cap for a board: three times its area.
@@ -144,6 +288,41 @@ mod tests {
                 "{size}x{size}: only {by_passes}/20 ended by passes"
             );
         }
+    }
+
+    #[test]
+    fn heavy_playouts_stay_legal_and_answer_ataris() {
+        let g = Geometry::new(9).unwrap();
+        let mut rng = PlayoutRng::new(5);
+        for _ in 0..50 {
+            let mut b = Board::new(g);
+            let r = playout(&mut b, Color::Black, None, Policy::Heavy, &mut rng, 243);
+            b.assert_consistent();
+            assert!(r.moves > 20);
+        }
+        // White just put the black stone at C3 in atari; Black must capture or extend.
+        //   . . . . .
+        //   . . O . .
+        //   . O X O .
+        //   . . . . .
+        let g = Geometry::new(5).unwrap();
+        let mut b = Board::new(g);
+        let p = |x, y| g.point(x, y).unwrap();
+        b.play(p(2, 2), Color::Black);
+        for q in [p(2, 1), p(1, 2), p(3, 2)] {
+            b.play(q, Color::White);
+        }
+        let answers = atari_answers(&b, Color::Black, p(3, 2));
+        assert_eq!(answers.as_slice(), &[p(2, 3)], "extend at the last liberty");
+        let mut rng = PlayoutRng::new(1);
+        let mut hits = 0;
+        for _ in 0..100 {
+            hits += (heavy_move(&b, Color::Black, Some(p(3, 2)), &mut rng) == Some(p(2, 3))) as u32;
+        }
+        assert!(
+            hits >= 80,
+            "the heavy policy extends nearly always ({hits}/100)"
+        );
     }
 
     #[test]

@@ -97,3 +97,33 @@ fn gnugo_takes_time_settings_and_beats_a_passer() {
     assert!(out.contains("1 s per move"), "{out}");
     assert!(out.contains("wins: A 0, B 2"), "{out}");
 }
+
+#[test]
+fn tengen_against_gnugo_with_a_referee() {
+    let Some(g) = gnugo() else { return };
+    let tengen = format!("{} --quiet --seed 5", env!("CARGO_BIN_EXE_tengen"));
+    let out = run_match(&[
+        "--black",
+        &tengen,
+        "--white",
+        &g,
+        "--referee",
+        &g,
+        "--games",
+        "2",
+        "--size",
+        "7",
+        "--time",
+        "1",
+    ]);
+    let games: Vec<&str> = out.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 2, "{out}");
+    for line in &games {
+        assert!(!line.contains("forfeits"), "{line}");
+        assert!(!line.contains("referee's final_score"), "{line}");
+        assert!(
+            line.contains("two passes") || line.contains("resigned"),
+            "{line}"
+        );
+    }
+}

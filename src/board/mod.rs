@@ -15,16 +15,19 @@
 //!   border, for O(1) eye and suicide tests;
 //! - `empties`/`empty_at`: the empty points as a list with an index map, for O(1)
 //!   random move choice and removal;
+//! - `pattern[p]`: the 3×3 code of `p`'s neighbourhood (2 bits per surrounding
+//!   cell in [`point::RING`] order, the [`Stone`] value), updated by XOR when a
+//!   stone is added or removed, for O(1) pattern lookups ([`crate::patterns`]);
 //! - `hash`: XOR of [`zobrist::stone_key`] over all stones; never recomputed from
 //!   scratch outside debug checks and tests.
 //!
-//! The struct is plain data (`Clone`, no heap): about 11.4 KB whatever the board
+//! The struct is plain data (`Clone`, no heap): 13,672 bytes whatever the board
 //! size, so a playout copies it with one `memcpy`.
 
 pub mod point;
 pub mod zobrist;
 
-pub use point::{Color, Geometry, Move, Point, Stone, CELLS, MAX_POINTS, MAX_SIZE, STRIDE};
+pub use point::{Color, Geometry, Move, Point, Stone, CELLS, MAX_POINTS, MAX_SIZE, RING, STRIDE};
 
 use smallvec::SmallVec;
 
@@ -51,6 +54,8 @@ pub struct Board {
     size: [u16; CELLS],
     /// `nbrs[p][stone as usize]`: neighbours of each kind.
     nbrs: [[u8; 4]; CELLS],
+    /// 3×3 neighbourhood code of each cell (meaningful on the board).
+    pattern: [u16; CELLS],
     empties: [u16; MAX_POINTS],
     empty_at: [u16; CELLS],
     num_empty: u16,
@@ -73,6 +78,7 @@ impl Board {
             libs: [0; CELLS],
             size: [0; CELLS],
             nbrs: [[0; 4]; CELLS],
+            pattern: [0; CELLS],
             empties: [0; MAX_POINTS],
             empty_at: [0; CELLS],
             num_empty: 0,
@@ -91,8 +97,34 @@ impl Board {
             for n in p.neighbors() {
                 b.nbrs[p.index()][b.cells[n.index()] as usize] += 1;
             }
+            b.pattern[p.index()] = b.pattern_from_scratch(p);
         }
         b
+    }
+
+    /// The 3×3 code of `p`'s neighbourhood: 2 bits per surrounding cell in
+    /// [`RING`] order, each the [`Stone`] value there.
+    #[inline]
+    pub fn pattern_code(&self, p: Point) -> u16 {
+        self.pattern[p.index()]
+    }
+
+    fn pattern_from_scratch(&self, p: Point) -> u16 {
+        RING.iter().enumerate().fold(0, |code, (k, off)| {
+            let q = (p.index() as isize + off) as usize;
+            code | (self.cells[q] as u16) << (2 * k)
+        })
+    }
+
+    /// Updates the codes around `p` after its contents changed by `delta`
+    /// (old stone value XOR new stone value).
+    #[inline]
+    fn update_patterns(&mut self, p: Point, delta: u16) {
+        for (k, off) in RING.iter().enumerate() {
+            // p sits at ring position k of the cell p - off.
+            let r = (p.index() as isize - off) as usize;
+            self.pattern[r] ^= delta << (2 * k);
+        }
     }
 
     /// The board's geometry.
@@ -201,7 +233,7 @@ impl Board {
 
     /// Up to `max` distinct liberties of the chain through the stone `p`.
     /// Costs a walk of the chain (stops once `max` are found).
-    pub fn liberty_points(&self, p: Point, max: usize) -> SmallVec<[Point; 4]> {
+    pub fn liberty_points(&self, p: Point, max: usize) -> SmallVec<[Point; 8]> {
         let mut found = SmallVec::new();
         let want = self.liberties(p).min(max);
         if want == 0 {
@@ -218,6 +250,51 @@ impl Board {
             }
         }
         found
+    }
+
+    /// Liberties the chain of a new `color` stone on the empty point `p` would
+    /// have, counted up to `cap` (the answer is `min(true count, cap)` when no
+    /// capture happens). Stones that the move captures count as liberties only
+    /// where they touch `p`, so with captures the figure can be low but is never
+    /// above the truth. Costs walks of the adjacent friendly chains, stopping
+    /// early at `cap`.
+    pub fn liberties_after(&self, p: Point, color: Color, cap: usize) -> usize {
+        let mut libs: SmallVec<[Point; 8]> = SmallVec::new();
+        for n in p.neighbors() {
+            match self.cells[n.index()] {
+                Stone::Empty => {
+                    if !libs.contains(&n) {
+                        libs.push(n);
+                    }
+                }
+                Stone::Border => {}
+                s if s == color.stone() => {
+                    for l in self.liberty_points(n, cap + 1) {
+                        if l != p && !libs.contains(&l) {
+                            libs.push(l);
+                        }
+                    }
+                }
+                _ => {
+                    // An opponent chain in atari is captured: its stone on n frees n.
+                    if self.libs[self.head[n.index()] as usize] == 1 && !libs.contains(&n) {
+                        libs.push(n);
+                    }
+                }
+            }
+            if libs.len() >= cap {
+                return cap;
+            }
+        }
+        libs.len()
+    }
+
+    /// Whether `color` playing the empty point `p` would put a chain of two or
+    /// more stones into atari (a self-atari worth refusing; a lone stone in
+    /// atari can be a useful throw-in).
+    #[inline]
+    pub fn is_group_self_atari(&self, p: Point, color: Color) -> bool {
+        self.nbrs[p.index()][color as usize] > 0 && self.liberties_after(p, color, 2) < 2
     }
 
     /// The single liberty of a chain in atari, else `None`.
@@ -474,6 +551,7 @@ impl Board {
     fn add_stone(&mut self, p: Point, color: Color) {
         let i = p.index();
         self.cells[i] = color.stone();
+        self.update_patterns(p, Stone::Empty as u16 ^ color as u16);
         self.hash ^= zobrist::stone_key(color, p);
         for n in p.neighbors() {
             // Border cells' counts are never read: wrapping keeps this branch-free.
@@ -493,6 +571,7 @@ impl Board {
     fn remove_stone(&mut self, p: Point, color: Color) {
         let i = p.index();
         self.cells[i] = Stone::Empty;
+        self.update_patterns(p, Stone::Empty as u16 ^ color as u16);
         self.hash ^= zobrist::stone_key(color, p);
         for n in p.neighbors() {
             let c = &mut self.nbrs[n.index()];
@@ -591,6 +670,11 @@ impl Board {
                 counts[self.cells[n.index()] as usize] += 1;
             }
             assert_eq!(self.nbrs[i], counts, "neighbour counts at {p:?}");
+            assert_eq!(
+                self.pattern[i],
+                self.pattern_from_scratch(p),
+                "3x3 code at {p:?}"
+            );
             match self.cells[i] {
                 Stone::Empty => {
                     empties += 1;

@@ -22,6 +22,19 @@ pub const CELLS: usize = STRIDE * STRIDE;
 /// Largest number of on-board points.
 pub const MAX_POINTS: usize = MAX_SIZE * MAX_SIZE;
 
+/// Offsets of the eight cells around a point, in 3×3 pattern-code order:
+/// N, NE, E, SE, S, SW, W, NW.
+pub const RING: [isize; 8] = [
+    -(STRIDE as isize),
+    -(STRIDE as isize) + 1,
+    1,
+    STRIDE as isize + 1,
+    STRIDE as isize,
+    STRIDE as isize - 1,
+    -1,
+    -(STRIDE as isize) - 1,
+];
+
 /// A player: two values only. The contents of a cell is a [`Stone`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]

@@ -9,9 +9,9 @@
 //! the dead stones come from.
 
 use super::player::{GameSettings, Player, Timeouts};
-use super::vertex;
 use crate::board::{Color, Geometry, Move, Point};
 use crate::game::Game;
+use crate::gtp::vertex;
 use crate::gtp_client::GtpError;
 use crate::rules::Rules;
 use crate::score::GameResult;
@@ -116,7 +116,7 @@ pub fn play_game(
             Ok(None) => break Ending::Resignation(color),
             Err(f) => break f.ending(color),
         };
-        let text = vertex::format(mv, geometry);
+        let text = vertex::format_move(mv, geometry.size());
         if let Err(illegal) = game.play(color, mv) {
             break fault(format!("illegal move {text}: {illegal}")).ending(color);
         }
@@ -195,9 +195,9 @@ fn ask_move(
         return Ok(None);
     }
     let shown: String = answer.chars().take(40).collect();
-    vertex::parse(&answer, geometry)
+    vertex::parse_move(&answer, geometry)
         .map(Some)
-        .ok_or_else(|| fault(format!("unreadable move '{shown}'")))
+        .map_err(|_| fault(format!("unreadable move '{shown}'")))
 }
 
 /// Counts a game that ended by two passes. Dead stones: the referee's
@@ -284,7 +284,7 @@ fn dead_stones(
     let answer = player.send("final_status_list dead", timeout).ok()?;
     let mut points = Vec::new();
     for token in answer.split_whitespace() {
-        match vertex::parse(token, g)? {
+        match vertex::parse_move(token, g).ok()? {
             Move::Play(p) => points.push(p),
             Move::Pass => return None,
         }

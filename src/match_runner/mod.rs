@@ -11,7 +11,6 @@ mod game_loop;
 mod player;
 mod report;
 pub mod stats;
-mod vertex;
 
 use crate::board::{Color, Geometry};
 use crate::config::RuleArgs;

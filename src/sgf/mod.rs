@@ -2,13 +2,13 @@
 //! handicap, rules, setup stones, moves), loading a [`Game`] from a record,
 //! writing one back, and `tengen check`.
 //!
-//! - [`parse`]: bytes → raw tree (no Go knowledge).
+//! - [`parse`](mod@parse): bytes → raw tree (no Go knowledge).
 //! - this module: [`GameRecord`] reads the root's game information and walks a
 //!   line of play as [`Step`]s: setup (`AB`/`AW`/`AE`/`PL`, in any node,
 //!   compressed point lists included) and moves (`B`/`W`; `B[]` and, on boards
 //!   up to 19x19, `B[tt]` are passes). Values are read leniently (`HA[0]`,
 //!   `PL[b]`, `KM[6,5]`, Fox's `KM[750]`); points are range-checked.
-//! - [`write`]: a [`Game`] as FF[4] text.
+//! - [`write`](mod@write): a [`Game`] as FF\[4\] text.
 //! - [`check`]: replay with every rule violation collected.
 //!
 //! ```
@@ -20,6 +20,7 @@
 //! assert_eq!(loaded.game.rules(), tengen::Preset::Japanese.rules());
 //! ```
 
+pub mod batch;
 pub mod check;
 pub mod parse;
 pub mod write;
@@ -122,30 +123,33 @@ impl<'c> GameRecord<'c> {
     }
 
     /// The steps of the main line (first child at every node), root included.
-    pub fn main_line(&self) -> Steps<'c> {
+    pub fn main_line(&self) -> Steps<'c, impl Iterator<Item = Node<'c>> + 'c> {
         Steps {
-            nodes: Box::new(self.root.main_line()),
+            nodes: self.root.main_line(),
             geometry: self.geometry,
             pending: None,
             moves_seen: false,
+            failed: false,
         }
     }
 
     /// The steps of the nodes of `path` (a line from this game's root, for
     /// replaying a variation).
-    pub fn line(&self, path: Vec<Node<'c>>) -> Steps<'c> {
+    pub fn line(&self, path: Vec<Node<'c>>) -> Steps<'c, std::vec::IntoIter<Node<'c>>> {
         Steps {
-            nodes: Box::new(path.into_iter()),
+            nodes: path.into_iter(),
             geometry: self.geometry,
             pending: None,
             moves_seen: false,
+            failed: false,
         }
     }
 
     /// The game after replaying the main line up to, not including, move
     /// `before_move` (B/W nodes counted from 1; `None` = the whole line), as GTP
-    /// `loadsgf` wants. Moves are replayed tolerantly ([`Game::play_recorded`]):
-    /// illegal ones are executed, moves onto occupied points skipped.
+    /// `loadsgf` wants; the player of move `before_move` is then to move.
+    /// Moves are replayed tolerantly ([`Game::play_recorded`]): illegal ones
+    /// are executed, moves onto occupied points skipped.
     ///
     /// # Errors
     /// A malformed move, point or setup value on the way.
@@ -164,6 +168,8 @@ impl<'c> GameRecord<'c> {
                 Step::Move { color, mv, .. } => {
                     number += 1;
                     if before_move.is_some_and(|n| number >= n) {
+                        // The player of move N is the one to move (GNU Go does the same).
+                        game.set_to_move(color);
                         break;
                     }
                     game.play_recorded(color, mv);
@@ -215,27 +221,31 @@ pub fn load(
     Ok(Loaded { game, info })
 }
 
-/// Iterator over the [`Step`]s of a line of play.
-pub struct Steps<'c> {
-    nodes: Box<dyn Iterator<Item = Node<'c>> + 'c>,
+/// Iterator over the [`Step`]s of a line of play (the nodes `I` yields).
+pub struct Steps<'c, I: Iterator<Item = Node<'c>>> {
+    nodes: I,
     geometry: Geometry,
     pending: Option<Step>,
     moves_seen: bool,
+    /// Set after an error: the rest of the line cannot be trusted.
+    failed: bool,
 }
 
-impl Iterator for Steps<'_> {
+impl<'c, I: Iterator<Item = Node<'c>>> Iterator for Steps<'c, I> {
     type Item = Result<Step, SgfError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(s) = self.pending.take() {
             return Some(Ok(s));
         }
+        if self.failed {
+            return None;
+        }
         loop {
             let node = self.nodes.next()?;
             match node_steps(node, self.geometry, self.moves_seen) {
                 Err(e) => {
-                    // Stop after an error: the rest of the line cannot be trusted.
-                    self.nodes = Box::new(std::iter::empty());
+                    self.failed = true;
                     return Some(Err(e));
                 }
                 Ok((None, None)) => continue,
@@ -253,9 +263,10 @@ impl Iterator for Steps<'_> {
     }
 }
 
-/// The setup step and the move step of one node (setup first, as FF[4] asks
-/// when a node mixes them).
-fn node_steps(
+/// The setup step and the move step of one node (setup first, as FF\[4\] asks
+/// when a node mixes them). `moves_seen`: whether the line had moves before
+/// this node (a lone `PL` is then [`Step::ToMove`], not a setup).
+pub(crate) fn node_steps(
     node: Node<'_>,
     geometry: Geometry,
     moves_seen: bool,
@@ -266,10 +277,10 @@ fn node_steps(
     let mut to_move = None;
     let mut mv: Option<Step> = None;
     for prop in node.properties() {
-        let ident = prop.ident();
+        let ident = prop.ident_bytes();
         match ident {
-            "B" | "W" => {
-                let color = if ident == "B" {
+            b"B" | b"W" => {
+                let color = if ident == b"B" {
                     Color::Black
                 } else {
                     Color::White
@@ -281,16 +292,18 @@ fn node_steps(
                     ));
                 }
                 if prop.values().len() != 1 {
-                    return Err(
-                        c.error_at(prop.offset(), format!("{ident} takes exactly one value"))
-                    );
+                    return Err(c.error_at(
+                        prop.offset(),
+                        format!("{} takes exactly one value", prop.ident()),
+                    ));
                 }
                 let v = prop.value();
                 let m = parse_move(&v.plain(), geometry).ok_or_else(|| {
                     c.error_at(
                         v.offset(),
                         format!(
-                            "bad move {ident}[{}] on a {s}x{s} board",
+                            "bad move {}[{}] on a {s}x{s} board",
+                            prop.ident(),
                             String::from_utf8_lossy(v.raw()),
                             s = geometry.size()
                         ),
@@ -302,11 +315,11 @@ fn node_steps(
                     offset: v.offset(),
                 });
             }
-            "AB" | "AW" | "AE" => {
+            b"AB" | b"AW" | b"AE" => {
                 has_setup = true;
                 let stone = match ident {
-                    "AB" => Some(Color::Black),
-                    "AW" => Some(Color::White),
+                    b"AB" => Some(Color::Black),
+                    b"AW" => Some(Color::White),
                     _ => None,
                 };
                 for v in prop.values() {
@@ -318,7 +331,8 @@ fn node_steps(
                         c.error_at(
                             v.offset(),
                             format!(
-                                "bad point {ident}[{}] on a {s}x{s} board",
+                                "bad point {}[{}] on a {s}x{s} board",
+                                prop.ident(),
                                 String::from_utf8_lossy(v.raw()),
                                 s = geometry.size()
                             ),
@@ -333,7 +347,7 @@ fn node_steps(
                     }
                 }
             }
-            "PL" => {
+            b"PL" => {
                 let v = prop.value();
                 to_move = Some(parse_color(&v.plain()).ok_or_else(|| {
                     c.error_at(
@@ -758,6 +772,10 @@ mod tests {
             first.game.board().at(g.point(0, 0).unwrap()),
             crate::Stone::Black
         );
+        // Non-alternating moves: the player of move N is to move.
+        let twice = b"(;SZ[9];B[aa];B[bb];W[cc])";
+        let part = load(twice, 0, Some(2), Rules::default(), 7.5).unwrap();
+        assert_eq!(part.game.to_move(), Color::Black);
         let second = load(text, 1, None, Rules::default(), 7.5).unwrap();
         assert_eq!(second.game.board().size(), 5);
         assert!(load(text, 2, None, Rules::default(), 7.5).is_err());

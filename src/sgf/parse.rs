@@ -5,7 +5,7 @@
 //! needs it and strict where tolerance would corrupt a game:
 //! - a UTF-8 byte-order mark and any text before, between and after the game
 //!   trees are skipped (a game tree starts at `(` followed by `;`);
-//! - FF[3] mixed-case identifiers keep only their capital letters
+//! - FF\[3\] mixed-case identifiers keep only their capital letters
 //!   (`AddBlack` is `AB`), as sgfmill does;
 //! - a value runs to the first unescaped `]`; escapes are resolved only when a
 //!   value is decoded ([`Value::text`]), so bytes are never re-encoded;
@@ -197,7 +197,8 @@ impl<'c> Node<'c> {
 
     /// The first property with identifier `ident` (capital letters).
     pub fn get(&self, ident: &str) -> Option<Property<'c>> {
-        self.properties().find(|p| p.ident() == ident)
+        self.properties()
+            .find(|p| p.ident_bytes() == ident.as_bytes())
     }
 
     /// The first child: the next node of the main line.
@@ -247,11 +248,17 @@ impl<'c> Property<'c> {
         &self.c.props[self.i as usize]
     }
 
-    /// The identifier: capital letters only (FF[3] lower-case letters dropped).
+    /// The identifier: capital letters only (FF\[3\] lower-case letters dropped).
     pub fn ident(&self) -> &'c str {
-        let (a, b) = self.data().ident;
         // Only ASCII capitals are ever stored.
-        std::str::from_utf8(&self.c.idents[a as usize..b as usize]).unwrap_or("")
+        std::str::from_utf8(self.ident_bytes()).unwrap_or("")
+    }
+
+    /// The identifier's bytes (ASCII capitals), for fast comparisons.
+    #[inline]
+    pub fn ident_bytes(&self) -> &'c [u8] {
+        let (a, b) = self.data().ident;
+        &self.c.idents[a as usize..b as usize]
     }
 
     /// Byte offset of the identifier's first letter.
@@ -401,15 +408,18 @@ pub fn parse(input: &[u8]) -> Result<Collection<'_>, SgfError> {
     if input.len() >= NONE as usize {
         return Err(error_at(input, 0, "file too large for an SGF collection"));
     }
+    // A move node takes about 6 bytes (`;B[aa]`); big files with long comments
+    // grow the vectors as needed instead of reserving for the worst case.
+    let guess = (input.len() / 6 + 1).min(1 << 14);
     let mut p = Parser {
         s: input,
         i: 0,
         c: Collection {
             input,
-            nodes: Vec::with_capacity(input.len() / 6 + 1),
-            props: Vec::with_capacity(input.len() / 6 + 1),
-            values: Vec::with_capacity(input.len() / 5 + 1),
-            idents: Vec::with_capacity(input.len() / 6 + 1),
+            nodes: Vec::with_capacity(guess),
+            props: Vec::with_capacity(guess),
+            values: Vec::with_capacity(guess),
+            idents: Vec::with_capacity(guess),
             roots: Vec::new(),
         },
         stack: Vec::new(),
@@ -601,11 +611,12 @@ impl<'a> Parser<'a> {
             self.i += 1;
         }
         let ident_end = self.c.idents.len() as u32;
-        let name = String::from_utf8_lossy(&self.s[at..self.i]).into_owned();
+        let end = self.i;
+        let name = || String::from_utf8_lossy(&self.s[at..end]).into_owned();
         if ident_start == ident_end {
             return Err(self.err(
                 at,
-                format!("property identifier '{name}' has no capital letter"),
+                format!("property identifier '{}' has no capital letter", name()),
             ));
         }
         self.skip_ws();
@@ -613,7 +624,8 @@ impl<'a> Parser<'a> {
             return Err(self.err(
                 self.i,
                 format!(
-                    "expected '[' after property identifier '{name}', found {}",
+                    "expected '[' after property identifier '{}', found {}",
+                    name(),
                     self.found()
                 ),
             ));
@@ -630,7 +642,8 @@ impl<'a> Parser<'a> {
                         return Err(self.err(
                             self.i,
                             format!(
-                                "unexpected end of file: expected ']' to close the value of '{name}' opened at line {line}, column {column}"
+                                "unexpected end of file: expected ']' to close the value of '{}' opened at line {line}, column {column}",
+                                name()
                             ),
                         ));
                     }

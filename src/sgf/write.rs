@@ -1,4 +1,4 @@
-//! Writes a [`Game`] as FF[4] SGF: root properties, the start position as
+//! Writes a [`Game`] as FF\[4\] SGF: root properties, the start position as
 //! setup stones, then the moves; passes as `[]`.
 //!
 //! The text has no blank lines (GTP forbids empty lines inside a response, and

@@ -1,0 +1,360 @@
+//! The analysis commands' arguments and output lines: `lz-analyze` (Leela Zero
+//! format, integer win rates 0..10000) and `kata-analyze` (KataGo format,
+//! floats that always have a decimal point), shared/docs/gtp-clients.md §5.
+//!
+//! One call of [`info_line`] turns an engine [`Report`] into one output line:
+//! `info move D4 visits … pv D4 Q16 info move …`, `pv` last in every block so
+//! that Sabaki's parser (§5.3) reads it. Streaming and interruption are the
+//! session's business (`gtp/mod.rs`).
+
+use super::protocol::GtpError;
+use super::vertex::{format_move, parse_color, Vertex};
+use crate::board::{Color, Geometry, Move};
+use crate::engine::{MoveInfo, Report};
+use crate::game::Game;
+use crate::score;
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Which output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// Leela Zero: `winrate`, `prior`, `lcb` as integers 0..10000.
+    Lz,
+    /// KataGo: floats with six decimals, plus `scoreLead`, `rootInfo`, `ownership`.
+    Kata,
+}
+
+/// A move list restriction: `avoid`/`allow COLOR v,v,… UNTILDEPTH`. Only the
+/// first move of the variations is restricted (depth 1), in the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveFilter {
+    pub color: Color,
+    pub moves: Vec<Move>,
+    pub allow: bool,
+}
+
+/// Parsed arguments of `lz-analyze`, `kata-analyze` and the genmove variants:
+/// `[color] [interval] [interval N] [minmoves N] [maxmoves N] [avoid …] [allow …]`
+/// and, for kata, `rootInfo|ownership|… true|false`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalyzeArgs {
+    pub color: Option<Color>,
+    /// Time between two `info` lines; `None` (interval 0) prints none until the end.
+    pub interval: Option<Duration>,
+    pub max_moves: Option<usize>,
+    pub filters: Vec<MoveFilter>,
+    pub root_info: bool,
+    pub ownership: bool,
+}
+
+/// Default time between two `info` lines when the client names none.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
+impl AnalyzeArgs {
+    /// # Errors
+    /// `syntax error` for anything it does not understand.
+    pub fn parse(
+        args: &[String],
+        flavor: Flavor,
+        geometry: Geometry,
+    ) -> Result<AnalyzeArgs, GtpError> {
+        let mut a = AnalyzeArgs {
+            color: None,
+            interval: Some(DEFAULT_INTERVAL),
+            max_moves: None,
+            filters: Vec::new(),
+            root_info: false,
+            ownership: false,
+        };
+        let mut i = 0;
+        if let Some(c) = args.first().and_then(|t| parse_color(t)) {
+            a.color = Some(c);
+            i = 1;
+        }
+        let centis = |t: &str| -> Result<Option<Duration>, GtpError> {
+            let v: f64 = t.parse().map_err(|_| GtpError::syntax())?;
+            if !v.is_finite() || v < 0.0 {
+                return Err(GtpError::syntax());
+            }
+            Ok((v > 0.0).then(|| Duration::from_secs_f64(v / 100.0)))
+        };
+        if let Some(t) = args.get(i) {
+            if t.parse::<f64>().is_ok() {
+                a.interval = centis(t)?;
+                i += 1;
+            }
+        }
+        let value = |j: usize| args.get(j).map(String::as_str).ok_or_else(GtpError::syntax);
+        while i < args.len() {
+            let key = args[i].to_ascii_lowercase();
+            match key.as_str() {
+                "interval" => {
+                    a.interval = centis(value(i + 1)?)?;
+                    i += 2;
+                }
+                "minmoves" | "maxmoves" => {
+                    let n: usize = value(i + 1)?.parse().map_err(|_| GtpError::syntax())?;
+                    if key == "maxmoves" {
+                        a.max_moves = Some(n);
+                    }
+                    i += 2;
+                }
+                "avoid" | "allow" => {
+                    let color = parse_color(value(i + 1)?).ok_or_else(GtpError::syntax)?;
+                    let moves = value(i + 2)?
+                        .split(',')
+                        .filter(|v| !v.is_empty())
+                        .map(|v| Vertex::parse(v).and_then(|v| v.to_move(geometry)))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(GtpError::syntax)?;
+                    value(i + 3)?
+                        .parse::<u32>()
+                        .map_err(|_| GtpError::syntax())?;
+                    a.filters.push(MoveFilter {
+                        color,
+                        moves,
+                        allow: key == "allow",
+                    });
+                    i += 4;
+                }
+                "rootinfo"
+                | "ownership"
+                | "ownershipstdev"
+                | "movesownership"
+                | "movesownershipstdev"
+                | "pvvisits"
+                | "pvedgevisits"
+                | "noresultvalue"
+                    if flavor == Flavor::Kata =>
+                {
+                    let on = match value(i + 1)?.to_ascii_lowercase().as_str() {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err(GtpError::syntax()),
+                    };
+                    // The other keys are accepted and ignored: tengen has no
+                    // such figures, and adding fields after `pv` would break
+                    // Sabaki's parser.
+                    match key.as_str() {
+                        "rootinfo" => a.root_info = on,
+                        "ownership" => a.ownership = on,
+                        _ => {}
+                    }
+                    i += 2;
+                }
+                _ => return Err(GtpError::syntax()),
+            }
+        }
+        Ok(a)
+    }
+
+    /// Whether the filters let `color` start a variation with `mv`.
+    fn admits(&self, color: Color, mv: Move) -> bool {
+        self.filters
+            .iter()
+            .filter(|f| f.color == color)
+            .all(|f| f.moves.contains(&mv) == f.allow)
+    }
+}
+
+fn fraction_int(v: f64) -> i64 {
+    (v.clamp(0.0, 1.0) * 10000.0) as i64
+}
+
+fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, size: usize) {
+    let mv = format_move(m.mv, size);
+    let _ = write!(out, "info move {mv} visits {}", m.visits);
+    match flavor {
+        Flavor::Lz => {
+            let _ = write!(
+                out,
+                " winrate {} prior {} lcb {}",
+                fraction_int(m.winrate),
+                fraction_int(m.prior),
+                fraction_int(m.lcb)
+            );
+        }
+        Flavor::Kata => {
+            // tengen has no utility or separate score mean: `utility` is the
+            // win rate mapped to -1..1 and `scoreMean` repeats `scoreLead`.
+            let _ = write!(
+                out,
+                " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreLead {:.6} prior {:.6} lcb {:.6}",
+                m.visits,
+                2.0 * m.winrate - 1.0,
+                m.winrate,
+                m.score_lead,
+                m.score_lead,
+                m.prior,
+                m.lcb
+            );
+        }
+    }
+    let _ = write!(out, " order {order} pv");
+    if m.pv.is_empty() {
+        let _ = write!(out, " {mv}");
+    }
+    for &p in &m.pv {
+        let _ = write!(out, " {}", format_move(p, size));
+    }
+}
+
+/// One output line for `report`, analysed for `color` in `game`; `None` when
+/// there is nothing to print.
+pub fn info_line(
+    report: &Report,
+    color: Color,
+    args: &AnalyzeArgs,
+    flavor: Flavor,
+    game: &Game,
+) -> Option<String> {
+    let size = game.board().size();
+    let mut out = String::new();
+    let moves = report
+        .moves
+        .iter()
+        .filter(|m| args.admits(color, m.mv))
+        .take(args.max_moves.unwrap_or(usize::MAX));
+    for (order, m) in moves.enumerate() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        write_move(&mut out, m, order, flavor, size);
+    }
+    if flavor == Flavor::Kata && args.root_info {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let _ = write!(
+            out,
+            "rootInfo visits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreLead {:.6} currentPlayer {}",
+            report.visits,
+            2.0 * report.winrate - 1.0,
+            report.winrate,
+            report.score_lead,
+            report.score_lead,
+            color.letter()
+        );
+    }
+    if flavor == Flavor::Kata && args.ownership {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str("ownership");
+        for v in ownership(report, color, game) {
+            let _ = write!(out, " {v:.6}");
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The report's ownership, or when the engine has none, the plain count of the
+/// board (each stone and each surrounded area to its owner), from `color`'s side.
+fn ownership(report: &Report, color: Color, game: &Game) -> Vec<f64> {
+    let area = game.board().geometry().area();
+    if report.ownership.len() == area {
+        return report.ownership.clone();
+    }
+    let (_, owners) = score::count(game.board(), &[]);
+    owners
+        .into_iter()
+        .map(|(_, owner)| match owner {
+            Some(c) if c == color => 1.0,
+            Some(_) => -1.0,
+            None => 0.0,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn report(game: &Game) -> Report {
+        let g = game.board().geometry();
+        let p = |x, y| Move::Play(g.point(x, y).unwrap());
+        let info = |mv, w: f64| MoveInfo {
+            mv,
+            visits: 10,
+            winrate: w,
+            prior: 0.25,
+            lcb: w - 0.1,
+            score_lead: 1.5,
+            pv: vec![mv, p(2, 2), Move::Pass],
+        };
+        Report {
+            moves: vec![info(p(3, 5), 0.56789), info(Move::Pass, 1.0)],
+            visits: 20,
+            winrate: 0.5,
+            score_lead: 0.0,
+            ownership: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn parses_sabaki_and_katago_syntax() {
+        let g = Geometry::new(19).unwrap();
+        let a = AnalyzeArgs::parse(&args("B 50"), Flavor::Lz, g).unwrap();
+        assert_eq!(a.color, Some(Color::Black));
+        assert_eq!(a.interval, Some(Duration::from_millis(500)));
+        let a = AnalyzeArgs::parse(
+            &args("w interval 10 maxmoves 3 avoid b d4,q16 1 ownership true rootInfo true"),
+            Flavor::Kata,
+            g,
+        )
+        .unwrap();
+        assert_eq!(a.max_moves, Some(3));
+        assert!(a.ownership && a.root_info);
+        assert_eq!(a.filters.len(), 1);
+        assert_eq!(
+            AnalyzeArgs::parse(&args("0"), Flavor::Lz, g)
+                .unwrap()
+                .interval,
+            None
+        );
+        for bad in [
+            "b x",
+            "ownership true",
+            "b 50 avoid b d4",
+            "interval -1",
+            "b 50 maxmoves x",
+        ] {
+            assert!(
+                AnalyzeArgs::parse(&args(bad), Flavor::Lz, g).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn formats_with_pv_last() {
+        let game = Game::new(Geometry::new(9).unwrap(), Rules::default(), 7.0);
+        let r = report(&game);
+        let a = AnalyzeArgs::parse(&[], Flavor::Lz, game.board().geometry()).unwrap();
+        assert_eq!(
+            info_line(&r, Color::Black, &a, Flavor::Lz, &game).unwrap(),
+            "info move D4 visits 10 winrate 5678 prior 2500 lcb 4678 order 0 pv D4 C7 pass \
+             info move pass visits 10 winrate 10000 prior 2500 lcb 9000 order 1 pv pass C7 pass"
+        );
+        let k = info_line(&r, Color::Black, &a, Flavor::Kata, &game).unwrap();
+        assert!(
+            k.starts_with("info move D4 visits 10 edgeVisits 10 utility 0.135780 winrate 0.567890")
+        );
+        assert!(k.contains("winrate 1.000000"), "{k}");
+        let mut a2 = a.clone();
+        a2.ownership = true;
+        a2.root_info = true;
+        a2.max_moves = Some(1);
+        let k = info_line(&r, Color::White, &a2, Flavor::Kata, &game).unwrap();
+        assert_eq!(k.matches("info move").count(), 1);
+        assert!(k.contains(" rootInfo visits 20 "));
+        let own = k.split(" ownership ").nth(1).unwrap();
+        assert_eq!(own.split(' ').count(), 81);
+    }
+}

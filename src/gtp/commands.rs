@@ -1,0 +1,642 @@
+//! The command table: one entry per GTP command, which drives dispatch,
+//! `list_commands` and `known_command` alike, and the handlers.
+//!
+//! The handlers of the commands that set the game up (clock, rules, handicap,
+//! SGF) are in [`super::setup`]. Each handler checks its arguments, makes one
+//! call into the game, the clock or the engine, and formats the result.
+//! Handlers are named after the wire command (`cmd_play` for `play`) and
+//! documented where they are defined.
+
+use super::analysis::{AnalyzeArgs, Flavor};
+use super::protocol::{self, Command, GtpError};
+use super::setup::{
+    cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rules,
+    cmd_kata_time_settings, cmd_kgs_rules, cmd_kgs_time_settings, cmd_loadsgf,
+    cmd_place_free_handicap, cmd_printsgf, cmd_set_free_handicap, cmd_time_left, cmd_time_settings,
+};
+use super::vertex::{self, format_move, format_point, parse_move};
+use super::{color_arg, Reply, Session};
+use crate::board::{Color, Geometry, Move, Point, Stone};
+use crate::engine::Decision;
+use crate::game::Game;
+use crate::rules::Scoring;
+use crate::score::GameResult;
+use crate::time::Clock;
+use std::time::Duration;
+
+type Handler = fn(&mut Session, &Command) -> Result<Reply, GtpError>;
+
+/// One command.
+pub struct Entry {
+    pub name: &'static str,
+    pub handler: Handler,
+}
+
+/// Every command tengen implements, in `list_commands` order.
+pub static COMMANDS: &[Entry] = &[
+    // Required by GTP v2.
+    Entry {
+        name: "protocol_version",
+        handler: cmd_protocol_version,
+    },
+    Entry {
+        name: "name",
+        handler: cmd_name,
+    },
+    Entry {
+        name: "version",
+        handler: cmd_version,
+    },
+    Entry {
+        name: "known_command",
+        handler: cmd_known_command,
+    },
+    Entry {
+        name: "list_commands",
+        handler: cmd_list_commands,
+    },
+    Entry {
+        name: "quit",
+        handler: cmd_quit,
+    },
+    Entry {
+        name: "boardsize",
+        handler: cmd_boardsize,
+    },
+    Entry {
+        name: "clear_board",
+        handler: cmd_clear_board,
+    },
+    Entry {
+        name: "komi",
+        handler: cmd_komi,
+    },
+    Entry {
+        name: "play",
+        handler: cmd_play,
+    },
+    Entry {
+        name: "genmove",
+        handler: cmd_genmove,
+    },
+    // Standard.
+    Entry {
+        name: "undo",
+        handler: cmd_undo,
+    },
+    Entry {
+        name: "showboard",
+        handler: cmd_showboard,
+    },
+    Entry {
+        name: "final_score",
+        handler: cmd_final_score,
+    },
+    Entry {
+        name: "final_status_list",
+        handler: cmd_final_status_list,
+    },
+    Entry {
+        name: "time_settings",
+        handler: cmd_time_settings,
+    },
+    Entry {
+        name: "time_left",
+        handler: cmd_time_left,
+    },
+    Entry {
+        name: "fixed_handicap",
+        handler: cmd_fixed_handicap,
+    },
+    Entry {
+        name: "place_free_handicap",
+        handler: cmd_place_free_handicap,
+    },
+    Entry {
+        name: "set_free_handicap",
+        handler: cmd_set_free_handicap,
+    },
+    Entry {
+        name: "loadsgf",
+        handler: cmd_loadsgf,
+    },
+    Entry {
+        name: "printsgf",
+        handler: cmd_printsgf,
+    },
+    Entry {
+        name: "reg_genmove",
+        handler: cmd_reg_genmove,
+    },
+    Entry {
+        name: "cputime",
+        handler: cmd_cputime,
+    },
+    // Servers.
+    Entry {
+        name: "kgs-rules",
+        handler: cmd_kgs_rules,
+    },
+    Entry {
+        name: "kgs-time_settings",
+        handler: cmd_kgs_time_settings,
+    },
+    Entry {
+        name: "kgs-genmove_cleanup",
+        handler: cmd_kgs_genmove_cleanup,
+    },
+    Entry {
+        name: "kgs-game_over",
+        handler: cmd_kgs_game_over,
+    },
+    Entry {
+        name: "kata-list_time_settings",
+        handler: cmd_kata_list_time_settings,
+    },
+    Entry {
+        name: "kata-time_settings",
+        handler: cmd_kata_time_settings,
+    },
+    Entry {
+        name: "kata-get-rules",
+        handler: cmd_kata_get_rules,
+    },
+    Entry {
+        name: "kata-set-rules",
+        handler: cmd_kata_set_rules,
+    },
+    // Analysis.
+    Entry {
+        name: "lz-analyze",
+        handler: cmd_lz_analyze,
+    },
+    Entry {
+        name: "kata-analyze",
+        handler: cmd_kata_analyze,
+    },
+    Entry {
+        name: "lz-genmove_analyze",
+        handler: cmd_lz_genmove_analyze,
+    },
+    Entry {
+        name: "kata-genmove_analyze",
+        handler: cmd_kata_genmove_analyze,
+    },
+    // GoGui.
+    Entry {
+        name: "gogui-analyze_commands",
+        handler: cmd_gogui_analyze_commands,
+    },
+    Entry {
+        name: "gogui-interrupt",
+        handler: cmd_gogui_interrupt,
+    },
+    Entry {
+        name: "tengen-best_moves",
+        handler: cmd_tengen_best_moves,
+    },
+];
+
+/// The entry for a command name (already lower-cased).
+pub fn find(name: &str) -> Option<&'static Entry> {
+    COMMANDS.iter().find(|e| e.name == name)
+}
+
+pub(super) fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
+    Ok(Reply::Text(s.into()))
+}
+
+pub(super) fn empty() -> Result<Reply, GtpError> {
+    text("")
+}
+
+/// Fails with `syntax error` unless there are exactly `n` arguments.
+pub(super) fn arity(cmd: &Command, n: usize) -> Result<(), GtpError> {
+    if cmd.args.len() == n {
+        Ok(())
+    } else {
+        Err(GtpError::syntax())
+    }
+}
+
+pub(super) fn number<T: std::str::FromStr>(text: &str) -> Result<T, GtpError> {
+    text.parse().map_err(|_| GtpError::syntax())
+}
+
+/// A finite, non-negative number of seconds (integers per the spec; KataGo
+/// also accepts fractions, so do we).
+pub(super) fn seconds(text: &str) -> Result<f64, GtpError> {
+    let v: f64 = number(text)?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(GtpError::syntax())
+    }
+}
+
+/// `protocol_version` → `2`.
+fn cmd_protocol_version(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text("2")
+}
+
+/// `name` → `tengen`.
+fn cmd_name(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text("tengen")
+}
+
+/// `version` → the crate version.
+fn cmd_version(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text(env!("CARGO_PKG_VERSION"))
+}
+
+/// `known_command NAME` → `true` / `false`. Never fails.
+fn cmd_known_command(_: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let known = cmd.args.len() == 1 && find(&cmd.args[0].to_ascii_lowercase()).is_some();
+    text(if known { "true" } else { "false" })
+}
+
+/// `list_commands` → one command per line, no trailing spaces.
+fn cmd_list_commands(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text(
+        COMMANDS
+            .iter()
+            .map(|e| e.name)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// `quit` → empty; the session ends after the response.
+fn cmd_quit(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    s.quit = true;
+    empty()
+}
+
+/// Starts a new game on `geometry`: rules and komi kept, clocks full.
+fn new_game(s: &mut Session, geometry: Geometry) {
+    s.game = Game::new(geometry, s.game.rules(), s.game.komi());
+    s.clock = Clock::new(s.clock.system());
+    s.engine.clear();
+    s.handicap = 0;
+}
+
+/// `boardsize N` (or gtp2ogs's `boardsize W H`) → empty; clears the board,
+/// keeps komi. Sizes 2..=25, square only: otherwise `unacceptable size`.
+fn cmd_boardsize(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let (w, h): (usize, usize) = match cmd.args.as_slice() {
+        [n] => (number(n)?, number(n)?),
+        [w, h] => (number(w)?, number(h)?),
+        _ => return Err(GtpError::syntax()),
+    };
+    let geometry = (w == h)
+        .then(|| Geometry::new(w))
+        .flatten()
+        .ok_or_else(|| GtpError::new("unacceptable size"))?;
+    new_game(s, geometry);
+    empty()
+}
+
+/// `clear_board` → empty: a new game, same size, rules and komi.
+fn cmd_clear_board(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    new_game(s, s.game.board().geometry());
+    empty()
+}
+
+/// `komi K` → empty. Any finite number in any spelling (`6.5`, `7`, `-3.5`).
+fn cmd_komi(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let komi: f64 = number(&cmd.args[0])?;
+    if !komi.is_finite() {
+        return Err(GtpError::syntax());
+    }
+    s.game.set_komi(komi);
+    empty()
+}
+
+/// `play COLOR VERTEX` → empty, or `illegal move` with the game unchanged and
+/// the reason on stderr. Either colour may play (non-alternating setup plays).
+/// Every play enters the superko history.
+fn cmd_play(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 2)?;
+    let color = color_arg(cmd.args.first())?;
+    let geometry = s.game.board().geometry();
+    let mv = match parse_move(&cmd.args[1], geometry) {
+        Ok(mv) => mv,
+        Err(true) => return Err(GtpError::syntax()),
+        Err(false) => {
+            s.log(&format!(
+                "illegal move {} {}: off the board",
+                color, cmd.args[1]
+            ));
+            return Err(GtpError::new("illegal move"));
+        }
+    };
+    match s.game.play(color, mv) {
+        Ok(()) => empty(),
+        Err(why) => {
+            let size = geometry.size();
+            s.log(&format!(
+                "illegal move {} {}: {why}",
+                color,
+                format_move(mv, size)
+            ));
+            Err(GtpError::new("illegal move"))
+        }
+    }
+}
+
+fn decision_text(s: &Session, d: Decision) -> String {
+    match d {
+        Decision::Resign => "resign".to_string(),
+        Decision::Play(mv) => format_move(mv, s.game.board().size()),
+    }
+}
+
+/// `genmove COLOR` → vertex, `pass` or `resign`; the move is played. Stops
+/// early at GoGui's `# interrupt` with the best move so far.
+fn cmd_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let color = color_arg(cmd.args.first())?;
+    let d = s.generate(color, false, true, None);
+    text(decision_text(s, d))
+}
+
+/// `reg_genmove COLOR` → vertex or `pass`, board unchanged (regression tests).
+fn cmd_reg_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let color = color_arg(cmd.args.first())?;
+    let d = s.generate(color, false, false, None);
+    text(decision_text(s, d))
+}
+
+/// `kgs-genmove_cleanup COLOR` → like `genmove`, but never passes while dead
+/// opponent stones remain, and never resigns.
+fn cmd_kgs_genmove_cleanup(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let color = color_arg(cmd.args.first())?;
+    let d = s.generate(color, true, true, None);
+    text(decision_text(s, d))
+}
+
+/// `undo` → empty, or `cannot undo` at the start position (the empty board,
+/// or the last handicap setup).
+fn cmd_undo(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    if s.game.undo() {
+        empty()
+    } else {
+        Err(GtpError::new("cannot undo"))
+    }
+}
+
+/// `showboard` → a diagram (X black, O white, the last move in parentheses),
+/// then captures, komi, rules and who is to move. No blank lines.
+fn cmd_showboard(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    let board = s.game.board();
+    let size = board.size();
+    let last = s.game.last_turn().and_then(|t| match t.mv {
+        Move::Play(p) => Some(p),
+        Move::Pass => None,
+    });
+    let letters: String = (0..size)
+        .map(|x| format!(" {}", vertex::column_letter(x)))
+        .collect();
+    let mut lines = vec![String::new(), format!("  {letters}")];
+    for y in 0..size {
+        let row = size - y;
+        let mut line = format!("{row:>2}");
+        let mut after_last = false;
+        for x in 0..size {
+            let p = board.geometry().point(x, y).expect("on board");
+            let is_last = Some(p) == last;
+            line.push(if is_last {
+                '('
+            } else if after_last {
+                ')'
+            } else {
+                ' '
+            });
+            line.push(match board.at(p) {
+                Stone::Black => 'X',
+                Stone::White => 'O',
+                _ => '.',
+            });
+            after_last = is_last;
+        }
+        line.push(if after_last { ')' } else { ' ' });
+        line.push_str(&row.to_string());
+        lines.push(line);
+    }
+    lines.push(format!("  {letters}"));
+    let rules = s.game.rules();
+    lines.push(format!(
+        "Move {}, {} to play. Captures: black {}, white {}. Komi {}. Rules: ko {}, suicide {}, {} scoring.",
+        s.game.move_number(),
+        s.game.to_move(),
+        board.captures(Color::Black),
+        board.captures(Color::White),
+        s.game.komi(),
+        rules.ko.name(),
+        if rules.suicide_allowed { "allowed" } else { "forbidden" },
+        match rules.scoring {
+            Scoring::Area => "area",
+            Scoring::Territory => "territory",
+        }
+    ));
+    text(lines.join("\n"))
+}
+
+/// The engine's dead stones, only those actually on the board.
+fn dead_stones(s: &mut Session) -> Vec<Point> {
+    let mut dead = s.engine.dead_stones(&s.game);
+    let board = s.game.board();
+    dead.retain(|&p| board.geometry().contains(p) && board.at(p).color().is_some());
+    dead
+}
+
+/// `final_score` → `B+3.5`, `W+12` or `0`: the board counted under the rules'
+/// scoring with the engine's dead stones removed, komi included.
+fn cmd_final_score(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    let dead = dead_stones(s);
+    let rules = s.game.rules();
+    text(GameResult::of(s.game.board(), &dead, rules.scoring, s.game.komi()).to_string())
+}
+
+/// `final_status_list alive|dead|seki` → the stones with that status, one chain
+/// per line. tengen does not detect seki: `seki` is always empty and seki
+/// stones are listed as alive.
+fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let status = cmd.args[0].to_ascii_lowercase();
+    let dead = dead_stones(s);
+    let wanted: Box<dyn Fn(Point) -> bool> = match status.as_str() {
+        "dead" => Box::new(|p| dead.contains(&p)),
+        "alive" => Box::new(|p| !dead.contains(&p)),
+        "seki" => Box::new(|_| false),
+        _ => return Err(GtpError::syntax()),
+    };
+    let board = s.game.board();
+    let size = board.size();
+    let mut seen = Vec::new();
+    let mut lines = Vec::new();
+    for p in board.geometry().points() {
+        if board.at(p).color().is_none() || !wanted(p) {
+            continue;
+        }
+        let head = board.chain_head(p);
+        if seen.contains(&head) {
+            continue;
+        }
+        seen.push(head);
+        let mut chain: Vec<Point> = board.chain_stones(p).filter(|&q| wanted(q)).collect();
+        chain.sort();
+        lines.push(
+            chain
+                .into_iter()
+                .map(|q| format_point(q, size))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+    }
+    text(lines.join("\n"))
+}
+
+/// `cputime` → seconds of processor time used by tengen, e.g. `12.530`.
+fn cmd_cputime(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text(format!("{:.3}", cpu_seconds()))
+}
+
+/// Processor time of the whole process: user + system time from
+/// `/proc/self/stat` on Linux (in clock ticks of 1/100 s), else the wall
+/// time since the first call.
+fn cpu_seconds() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    let from_proc = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name in parentheses; utime and stime are
+            // fields 14 and 15 of the whole line.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split(' ').collect();
+            let utime: f64 = fields.get(11)?.parse().ok()?;
+            let stime: f64 = fields.get(12)?.parse().ok()?;
+            Some((utime + stime) / 100.0)
+        });
+    from_proc.unwrap_or_else(|| start.elapsed().as_secs_f64())
+}
+
+/// `kgs-game_over` → empty. The game may only be adjourned, so nothing is reset.
+fn cmd_kgs_game_over(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    s.log("game over (state kept)");
+    empty()
+}
+
+fn analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
+    let args = AnalyzeArgs::parse(&cmd.args, flavor, s.game.board().geometry())?;
+    let color = args.color.unwrap_or(s.game.to_move());
+    s.write(&protocol::stream_header(cmd.id.as_deref()));
+    s.analyze_stream(color, flavor, &args);
+    Ok(Reply::Written)
+}
+
+/// `lz-analyze [COLOR] [INTERVAL] [interval N] [maxmoves N] [avoid|allow C V,V N]`
+/// → `=` then one `info` line every INTERVAL centiseconds, Leela Zero format,
+/// until the next input line, then a blank line.
+fn cmd_lz_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    analyze(s, cmd, Flavor::Lz)
+}
+
+/// `kata-analyze` → like `lz-analyze` in KataGo's format; also takes
+/// `rootInfo true` and `ownership true`.
+fn cmd_kata_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    analyze(s, cmd, Flavor::Kata)
+}
+
+fn genmove_analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
+    let args = AnalyzeArgs::parse(&cmd.args, flavor, s.game.board().geometry())?;
+    let color = args.color.unwrap_or(s.game.to_move());
+    s.write(&protocol::stream_header(cmd.id.as_deref()));
+    let d = s.generate(color, false, true, Some((flavor, &args)));
+    let line = format!("play {}\n\n", decision_text(s, d));
+    s.write(&line);
+    Ok(Reply::Written)
+}
+
+/// `lz-genmove_analyze [COLOR] [INTERVAL] …` → `=`, `info` lines while
+/// thinking, then `play VERTEX` and a blank line; the move is played.
+fn cmd_lz_genmove_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    genmove_analyze(s, cmd, Flavor::Lz)
+}
+
+/// `kata-genmove_analyze` → like `lz-genmove_analyze`, KataGo's format.
+fn cmd_kata_genmove_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    genmove_analyze(s, cmd, Flavor::Kata)
+}
+
+/// `gogui-analyze_commands` → GoGui's analyze menu, `type/label/command`.
+fn cmd_gogui_analyze_commands(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text(
+        [
+            "gfx/Best Moves (1 s)/tengen-best_moves %m 1",
+            "gfx/Best Moves (5 s)/tengen-best_moves %m 5",
+            "plist/Dead Stones/final_status_list dead",
+            "string/Final Score/final_score",
+            "string/Rules/kata-get-rules",
+            "string/Board/showboard",
+        ]
+        .join("\n"),
+    )
+}
+
+/// `gogui-interrupt` → empty: tells GoGui that `# interrupt` stops `genmove`
+/// and `tengen-best_moves`.
+fn cmd_gogui_interrupt(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    empty()
+}
+
+/// `tengen-best_moves COLOR [SECONDS]` → GoGui graphics after thinking
+/// SECONDS (default 1, or until `# interrupt`): the best variation as `VAR`,
+/// the top moves' win rates (percent) as `LABEL`.
+fn cmd_tengen_best_moves(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let color = color_arg(cmd.args.first())?;
+    let secs = match cmd.args.get(1) {
+        None => 1.0,
+        Some(t) => seconds(t)?,
+    };
+    if cmd.args.len() > 2 || secs > 3600.0 {
+        return Err(GtpError::syntax());
+    }
+    let report = s.analyze_for(color, Duration::from_secs_f64(secs));
+    let size = s.game.board().size();
+    let mut lines = Vec::new();
+    if let Some(best) = report.moves.first() {
+        let mut var = String::from("VAR");
+        let mut c = color;
+        for &mv in &best.pv {
+            var.push_str(&format!(
+                " {} {}",
+                if c == Color::Black { "b" } else { "w" },
+                format_move(mv, size)
+            ));
+            c = c.opp();
+        }
+        lines.push(var);
+    }
+    let labels: Vec<String> = report
+        .moves
+        .iter()
+        .filter_map(|m| match m.mv {
+            Move::Play(p) => Some(format!(
+                "{} {:.0}",
+                format_point(p, size),
+                m.winrate * 100.0
+            )),
+            Move::Pass => None,
+        })
+        .take(10)
+        .collect();
+    if !labels.is_empty() {
+        lines.push(format!("LABEL {}", labels.join(" ")));
+    }
+    text(lines.join("\n"))
+}

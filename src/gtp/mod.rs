@@ -1,0 +1,455 @@
+//! The GTP v2 engine front end: a session that owns the [`Game`], the clock and
+//! an [`Engine`], reads commands on its own stdin thread and writes responses.
+//!
+//! Threads: a reader thread turns every input line into an `Event`; the
+//! session handles commands one at a time in order. Thinking (`genmove` and its
+//! variants, analysis) runs on a worker thread while the session keeps
+//! watching the input:
+//! - an analysis (`lz-analyze`, `kata-analyze`) stops at **any** input line,
+//!   ends its response with the blank line, and the line is then handled;
+//! - a `genmove` stops early only at a comment line (GoGui's `# interrupt`,
+//!   which gets no response) and answers with the best move so far; other
+//!   lines that arrive meanwhile wait their turn (Sabaki and gtp2ogs pipeline).
+//!
+//! Responses go to the output only from here (`=`/`?` framing in
+//! [`protocol`]); diagnostics go to stderr, never to stdout.
+//!
+//! Layout: [`protocol`] (framing, no Go), [`vertex`] (text ↔ points),
+//! [`commands`] (the command table and the handlers of play), [`setup`]
+//! (clock, rules, handicap and SGF commands), [`analysis`] (analysis output
+//! formats).
+
+pub mod analysis;
+pub mod commands;
+pub mod protocol;
+pub mod setup;
+pub mod vertex;
+
+use crate::board::{Color, Geometry, Move};
+use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::time::{self, Clock};
+use analysis::{AnalyzeArgs, Flavor};
+use protocol::{Command, GtpError};
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How the engine starts: the command-line settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    pub rules: Rules,
+    pub komi: f64,
+    /// Board size until the first `boardsize`.
+    pub size: usize,
+    /// `--playouts` / `--time`: the most a `genmove` may use (the clock may
+    /// shorten it).
+    pub limits: Limits,
+    /// No diagnostics on stderr.
+    pub quiet: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            rules: Rules::default(),
+            komi: 7.5,
+            size: 19,
+            limits: Limits::default(),
+            quiet: false,
+        }
+    }
+}
+
+/// What the reader thread and the workers tell the session.
+enum Event {
+    /// One input line, control characters other than HT/LF already dropped.
+    Line(String),
+    /// End of input.
+    Eof,
+    /// The worker thread has finished.
+    WorkerDone,
+}
+
+/// What a handler did.
+pub enum Reply {
+    /// Success with this result text (may be empty or span lines).
+    Text(String),
+    /// The handler has written its whole response itself (streamed commands).
+    Written,
+}
+
+/// Which input lines stop a running worker.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StopOn {
+    /// Every line (analysis).
+    AnyLine,
+    /// Only comment lines such as `# interrupt` (genmove).
+    CommentLine,
+}
+
+/// The state of one GTP conversation.
+pub struct Session {
+    game: Game,
+    engine: Box<dyn Engine>,
+    clock: Clock,
+    options: Options,
+    out: Mutex<Box<dyn Write + Send>>,
+    events: Receiver<Event>,
+    sender: Sender<Event>,
+    /// Lines that arrived while a worker ran and were not for it.
+    pending: VecDeque<Event>,
+    quit: bool,
+    /// Handicap stones of the current game, for `printsgf`'s `HA`.
+    handicap: u32,
+}
+
+/// Runs GTP on stdin/stdout until `quit` or end of input.
+///
+/// # Errors
+/// Only if the reader thread cannot be started.
+pub fn run(options: Options, engine: Box<dyn Engine>) -> io::Result<()> {
+    serve(
+        io::BufReader::new(io::stdin()),
+        Box::new(io::stdout()),
+        options,
+        engine,
+    )
+}
+
+/// Runs GTP over any input and output (tests use in-memory buffers).
+///
+/// # Errors
+/// Only if the reader thread cannot be started.
+pub fn serve<R>(
+    input: R,
+    output: Box<dyn Write + Send>,
+    options: Options,
+    engine: Box<dyn Engine>,
+) -> io::Result<()>
+where
+    R: BufRead + Send + 'static,
+{
+    let (sender, events) = mpsc::channel();
+    let reader = sender.clone();
+    std::thread::Builder::new()
+        .name("gtp-stdin".into())
+        .spawn(move || read_lines(input, reader))?;
+    let mut session = Session::new(options, engine, output, events, sender);
+    session.main_loop();
+    Ok(())
+}
+
+/// The reader thread: every line becomes an event, then the end of input.
+fn read_lines<R: BufRead>(mut input: R, sender: Sender<Event>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => {
+                let _ = sender.send(Event::Eof);
+                return;
+            }
+            Ok(_) => {
+                if sender
+                    .send(Event::Line(protocol::strip_controls(&buf)))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Sends `WorkerDone` when the worker ends, even by a panic.
+struct DoneGuard(Sender<Event>);
+
+impl Drop for DoneGuard {
+    fn drop(&mut self) {
+        let _ = self.0.send(Event::WorkerDone);
+    }
+}
+
+impl Session {
+    fn new(
+        options: Options,
+        engine: Box<dyn Engine>,
+        output: Box<dyn Write + Send>,
+        events: Receiver<Event>,
+        sender: Sender<Event>,
+    ) -> Session {
+        let geometry =
+            Geometry::new(options.size).unwrap_or_else(|| Geometry::new(19).expect("19x19"));
+        Session {
+            game: Game::new(geometry, options.rules, options.komi),
+            engine,
+            clock: Clock::default(),
+            options,
+            out: Mutex::new(output),
+            events,
+            sender,
+            pending: VecDeque::new(),
+            quit: false,
+            handicap: 0,
+        }
+    }
+
+    fn next_event(&mut self) -> Event {
+        if let Some(e) = self.pending.pop_front() {
+            return e;
+        }
+        self.events.recv().unwrap_or(Event::Eof)
+    }
+
+    fn main_loop(&mut self) {
+        while !self.quit {
+            match self.next_event() {
+                Event::Eof => break,
+                Event::WorkerDone => {}
+                Event::Line(raw) => {
+                    let line = protocol::clean(&raw);
+                    if !line.is_empty() {
+                        self.execute(&protocol::parse(&line));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles one command and writes its response.
+    fn execute(&mut self, cmd: &Command) {
+        let id = cmd.id.as_deref();
+        let Some(entry) = commands::find(&cmd.name) else {
+            self.write(&protocol::failure(id, "unknown command"));
+            return;
+        };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| (entry.handler)(self, cmd)));
+        match result {
+            Ok(Ok(Reply::Text(text))) => self.write(&protocol::success(id, &text)),
+            Ok(Ok(Reply::Written)) => {}
+            Ok(Err(e)) => self.write(&protocol::failure(id, &e.0)),
+            Err(_) => {
+                self.log(&format!("internal error in '{}'", cmd.name));
+                self.write(&protocol::failure(id, "internal error"));
+            }
+        }
+    }
+
+    /// Writes response text and flushes. A closed output ends the session.
+    fn write(&self, text: &str) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            drop(out);
+            std::process::exit(0);
+        }
+    }
+
+    /// A diagnostic on stderr (unless `--quiet`).
+    fn log(&self, message: &str) {
+        if !self.options.quiet {
+            eprintln!("tengen: {message}");
+        }
+    }
+
+    /// Runs `work` on a worker thread, watching the input meanwhile: lines
+    /// selected by `stop_on` set the stop flag, the others are kept for later.
+    /// With [`StopOn::AnyLine`] the worker is only finished once a line (or
+    /// the end of input) has arrived, even if `work` returns earlier.
+    fn think<T: Send>(
+        &mut self,
+        stop_on: StopOn,
+        work: impl FnOnce(&mut dyn Engine, &Game, &AtomicBool, &Mutex<Box<dyn Write + Send>>) -> T
+            + Send,
+    ) -> T {
+        let Session {
+            game,
+            engine,
+            out,
+            events,
+            sender,
+            pending,
+            ..
+        } = self;
+        // A line already waiting stops an analysis at once: it came after the
+        // command that started it.
+        let stop = AtomicBool::new(stop_on == StopOn::AnyLine && !pending.is_empty());
+        let (game, out, stop_ref) = (&*game, &*out, &stop);
+        let engine: &mut dyn Engine = engine.as_mut();
+        std::thread::scope(|scope| {
+            let guard = DoneGuard(sender.clone());
+            let handle = scope.spawn(move || {
+                let _guard = guard;
+                work(engine, game, stop_ref, out)
+            });
+            let mut done = false;
+            while !done || (stop_on == StopOn::AnyLine && !stop.load(Ordering::Relaxed)) {
+                match events.recv().unwrap_or(Event::Eof) {
+                    Event::WorkerDone => done = true,
+                    Event::Line(raw) => match stop_on {
+                        StopOn::AnyLine => {
+                            stop.store(true, Ordering::Relaxed);
+                            pending.push_back(Event::Line(raw));
+                        }
+                        StopOn::CommentLine if protocol::is_comment(&raw) => {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        StopOn::CommentLine => pending.push_back(Event::Line(raw)),
+                    },
+                    Event::Eof => {
+                        // The end of input ends an analysis; a genmove still
+                        // gets its full time (`echo genmove b | tengen`).
+                        if stop_on == StopOn::AnyLine {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        pending.push_back(Event::Eof);
+                    }
+                }
+            }
+            match handle.join() {
+                Ok(v) => v,
+                Err(p) => panic::resume_unwind(p),
+            }
+        })
+    }
+
+    /// `genmove` and its variants: asks the engine for a move for `color`
+    /// within the clock's budget, makes sure it is legal, and plays it unless
+    /// `play` is false (`reg_genmove`). With `analysis`, streams `info` lines to
+    /// the output while thinking (the caller wrote the header).
+    fn generate(
+        &mut self,
+        color: Color,
+        cleanup: bool,
+        play: bool,
+        analysis: Option<(Flavor, &AnalyzeArgs)>,
+    ) -> Decision {
+        let options = GenmoveOptions {
+            limits: time::limits(self.options.limits, &self.clock, color, self.game.board()),
+            cleanup,
+            allow_resign: play && !cleanup,
+        };
+        let started = Instant::now();
+        let (decision, _report) = self.think(StopOn::CommentLine, |engine, game, stop, out| {
+            let mut last: Option<Instant> = None;
+            let mut progress = |report: &Report| {
+                let Some((flavor, args)) = analysis else {
+                    return;
+                };
+                let Some(interval) = args.interval else {
+                    return;
+                };
+                if last.is_some_and(|t| t.elapsed() < interval) {
+                    return;
+                }
+                last = Some(Instant::now());
+                if let Some(line) = analysis::info_line(report, color, args, flavor, game) {
+                    write_line(out, &line);
+                }
+            };
+            engine.genmove(game, color, &options, stop, &mut progress)
+        });
+        if play {
+            self.clock.spend(color, started.elapsed());
+        }
+        let decision = self.checked(color, decision, options.allow_resign);
+        if let (true, Decision::Play(mv)) = (play, decision) {
+            self.game.play(color, mv).expect("checked move is legal");
+        }
+        decision
+    }
+
+    /// The engine's decision if it is allowed; otherwise (an engine bug) a legal
+    /// fallback move, with a note on stderr. `genmove` never answers an
+    /// illegal move.
+    fn checked(&self, color: Color, decision: Decision, allow_resign: bool) -> Decision {
+        match decision {
+            Decision::Resign if allow_resign => return decision,
+            Decision::Play(mv) => match self.game.check(color, mv) {
+                Ok(()) => return decision,
+                Err(why) => self.log(&format!("engine chose an illegal move ({why}); replaced")),
+            },
+            Decision::Resign => self.log("engine resigned where it may not; replaced"),
+        }
+        let board = self.game.board();
+        let fallback = self
+            .game
+            .legal_points(color)
+            .into_iter()
+            .find(|&p| !board.is_true_eye(p, color))
+            .map_or(Move::Pass, Move::Play);
+        Decision::Play(fallback)
+    }
+
+    /// Streams an analysis for `color` until the next input line, then ends the
+    /// response with the blank line. The caller wrote the header.
+    fn analyze_stream(&mut self, color: Color, flavor: Flavor, args: &AnalyzeArgs) {
+        let interval = args.interval.unwrap_or(analysis::DEFAULT_INTERVAL);
+        self.think(StopOn::AnyLine, |engine, game, stop, out| {
+            let mut last: Option<Instant> = None;
+            let mut progress = |report: &Report| {
+                if args.interval.is_none() || last.is_some_and(|t| t.elapsed() < interval) {
+                    return;
+                }
+                last = Some(Instant::now());
+                if let Some(line) = analysis::info_line(report, color, args, flavor, game) {
+                    write_line(out, &line);
+                }
+            };
+            engine.analyze(game, color, interval, stop, &mut progress);
+        });
+        self.write("\n");
+    }
+
+    /// Thinks for `color` for `duration` (or until `# interrupt`) and returns
+    /// the last report (GoGui's analyze commands, which do not stream).
+    fn analyze_for(&mut self, color: Color, duration: Duration) -> Report {
+        self.think(StopOn::CommentLine, |engine, game, stop, _out| {
+            let mut last = Report::default();
+            let started = Instant::now();
+            let mut progress = |report: &Report| last = report.clone();
+            // The engine is stopped when the time is up by a timer thread
+            // sharing the flag.
+            let done = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    while started.elapsed() < duration && !done.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                });
+                let step =
+                    (duration / 4).clamp(Duration::from_millis(10), Duration::from_millis(250));
+                engine.analyze(game, color, step, stop, &mut progress);
+                done.store(true, Ordering::Relaxed);
+            });
+            last
+        })
+    }
+}
+
+/// Writes one streamed line and flushes.
+fn write_line(out: &Mutex<Box<dyn Write + Send>>, line: &str) {
+    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = out.write_all(line.as_bytes());
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The parse of a colour argument shared by many handlers.
+fn color_arg(text: Option<&String>) -> Result<Color, GtpError> {
+    text.and_then(|t| vertex::parse_color(t))
+        .ok_or_else(GtpError::syntax)
+}

@@ -1,0 +1,278 @@
+//! The commands that set the game up rather than play it: the clock
+//! (`time_settings`, `time_left`, `kgs-`/`kata-time_settings`), the rules
+//! (`kgs-rules`, `kata-get-rules`, `kata-set-rules`), handicap stones and
+//! SGF files (`loadsgf`, `printsgf`). Listed in [`super::commands::COMMANDS`].
+
+use super::commands::{arity, empty, number, seconds, text};
+use super::protocol::{Command, GtpError};
+use super::vertex::{format_point, parse_move};
+use super::{color_arg, Reply, Session};
+use crate::board::{Color, Move, Point};
+use crate::handicap;
+use crate::rules::{KoRule, Preset, Rules, Scoring};
+use crate::sgf;
+use crate::time::{Clock, TimeSystem, KATA_TIME_SYSTEMS};
+
+/// `time_settings MAIN BYO_YOMI STONES` → empty (GTP v2: `B > 0, S = 0` means
+/// no limit, `B = 0` absolute, otherwise Canadian).
+pub(super) fn cmd_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 3)?;
+    let main = seconds(&cmd.args[0])?;
+    let period = seconds(&cmd.args[1])?;
+    let stones: u32 = number(&cmd.args[2])?;
+    s.clock = Clock::new(TimeSystem::from_time_settings(main, period, stones));
+    empty()
+}
+
+/// `time_left COLOR TIME STONES` → empty. TIME may be fractional or negative
+/// (counted as 0).
+pub(super) fn cmd_time_left(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 3)?;
+    let color = color_arg(cmd.args.first())?;
+    let time: f64 = number(&cmd.args[1])?;
+    if !time.is_finite() {
+        return Err(GtpError::syntax());
+    }
+    let count: u32 = number(&cmd.args[2])?;
+    s.clock.time_left(color, time, count);
+    empty()
+}
+
+/// `kgs-time_settings none | absolute M | byoyomi M B P | canadian M B S` → empty.
+pub(super) fn cmd_kgs_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let system = TimeSystem::parse_named(&cmd.args, false).ok_or_else(GtpError::syntax)?;
+    s.clock = Clock::new(system);
+    empty()
+}
+
+/// `kata-list_time_settings` → the systems `kata-time_settings` takes.
+pub(super) fn cmd_kata_list_time_settings(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    text(KATA_TIME_SYSTEMS)
+}
+
+/// `kata-time_settings` → empty: the `kgs-time_settings` systems plus
+/// `fischer M INC` and `fischer-capped M INC MAINCAP MAXPERMOVE` (`-1`: no cap).
+pub(super) fn cmd_kata_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let system = TimeSystem::parse_named(&cmd.args, true).ok_or_else(GtpError::syntax)?;
+    s.clock = Clock::new(system);
+    empty()
+}
+
+/// Puts handicap stones on the empty board as setup; White moves next.
+fn place_handicap(s: &mut Session, points: &[Point]) {
+    let changes: Vec<(Point, Option<Color>)> =
+        points.iter().map(|&p| (p, Some(Color::Black))).collect();
+    s.game.setup(&changes, Some(Color::White));
+    s.handicap = points.len() as u32;
+}
+
+fn require_empty_board(s: &Session) -> Result<(), GtpError> {
+    let board = s.game.board();
+    if board.num_empty() == board.geometry().area() {
+        Ok(())
+    } else {
+        Err(GtpError::new("board not empty"))
+    }
+}
+
+fn vertex_list(s: &Session, points: &[Point]) -> String {
+    let size = s.game.board().size();
+    points
+        .iter()
+        .map(|&p| format_point(p, size))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `fixed_handicap N` → the stones' vertices (GNU Go's layout, see
+/// [`handicap::fixed`]). `board not empty`, `invalid number of stones`.
+pub(super) fn cmd_fixed_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let n: usize = number(&cmd.args[0])?;
+    require_empty_board(s)?;
+    let points = handicap::fixed(s.game.board().geometry(), n)
+        .ok_or_else(|| GtpError::new("invalid number of stones"))?;
+    place_handicap(s, &points);
+    text(vertex_list(s, &points))
+}
+
+/// `place_free_handicap N` → exactly N vertices chosen by tengen (2 ≤ N <
+/// size²). `board not empty`, `invalid number of stones`.
+pub(super) fn cmd_place_free_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let n: usize = number(&cmd.args[0])?;
+    require_empty_board(s)?;
+    let points = handicap::free(s.game.board().geometry(), n)
+        .ok_or_else(|| GtpError::new("invalid number of stones"))?;
+    place_handicap(s, &points);
+    text(vertex_list(s, &points))
+}
+
+/// `set_free_handicap V1 V2 …` → empty: black stones chosen by the opponent.
+/// `board not empty`; `bad vertex list` for fewer than 2 or more than size²−1
+/// vertices, `pass`, repeats, off-board or malformed vertices.
+pub(super) fn cmd_set_free_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    if cmd.args.is_empty() {
+        return Err(GtpError::syntax());
+    }
+    require_empty_board(s)?;
+    let geometry = s.game.board().geometry();
+    let bad = || GtpError::new("bad vertex list");
+    let mut points = Vec::with_capacity(cmd.args.len());
+    for a in &cmd.args {
+        match parse_move(a, geometry) {
+            Ok(Move::Play(p)) if !points.contains(&p) => points.push(p),
+            _ => return Err(bad()),
+        }
+    }
+    if points.len() < 2 || points.len() >= geometry.area() {
+        return Err(bad());
+    }
+    place_handicap(s, &points);
+    empty()
+}
+
+/// `loadsgf FILE [MOVE_NUMBER]` → empty: the main line of the file's first
+/// game, replayed up to but not including move MOVE_NUMBER (B/W nodes
+/// counted from 1; the player of that move is then to move), or to its end.
+/// Setup stones (`AB`/`AW`/`AE`) are true setup: the superko history starts
+/// from them. Recorded moves are replayed as recorded even if illegal. The
+/// session's rules stay in force (the file's `RU` is not applied); `KM`
+/// sets komi when present. Any failure: `cannot load file` (the reason on
+/// stderr), the game unchanged. A file name may contain spaces.
+pub(super) fn cmd_loadsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let (path, before) = match cmd.args.as_slice() {
+        [] => return Err(GtpError::syntax()),
+        [path] => (path.clone(), None),
+        [rest @ .., last] => match last.parse::<u32>() {
+            Ok(0) => return Err(GtpError::syntax()),
+            Ok(n) => (rest.join(" "), Some(n)),
+            Err(_) => (cmd.args.join(" "), None),
+        },
+    };
+    let cannot = |s: &Session, why: String| {
+        s.log(&format!("cannot load file '{path}': {why}"));
+        GtpError::new("cannot load file")
+    };
+    let bytes = std::fs::read(&path).map_err(|e| cannot(s, e.to_string()))?;
+    let rules = s.game.rules();
+    let loaded =
+        sgf::load(&bytes, 0, before, rules, s.game.komi()).map_err(|e| cannot(s, e.to_string()))?;
+    let mut game = loaded.game;
+    game.set_rules(rules);
+    s.game = game;
+    s.clock = Clock::new(s.clock.system());
+    s.engine.clear();
+    s.handicap = loaded.info.handicap;
+    empty()
+}
+
+/// `printsgf [FILE]` → the game as SGF (setup, then the moves since the last
+/// setup; no blank lines), or written to FILE with an empty response.
+pub(super) fn cmd_printsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let record = sgf::write_game(&s.game, s.handicap, None);
+    if cmd.args.is_empty() {
+        return text(record);
+    }
+    let path = cmd.args.join(" ");
+    std::fs::write(&path, record).map_err(|e| {
+        s.log(&format!("cannot write '{path}': {e}"));
+        GtpError::new("cannot save file")
+    })?;
+    empty()
+}
+
+/// Replaces the rules (komi is kept); the superko history is re-read.
+fn set_rules(s: &mut Session, rules: Rules) {
+    s.game.set_rules(rules);
+}
+
+/// `kgs-rules japanese|chinese|aga|new_zealand` → empty. Maps to tengen's
+/// presets: Chinese as KGS plays it (positional superko), Japanese (simple ko,
+/// territory), AGA (situational superko), New Zealand (situational, suicide).
+/// Komi is kept. Anything else: `unknown rules`.
+pub(super) fn cmd_kgs_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let preset = match cmd.args[0].to_ascii_lowercase().as_str() {
+        "japanese" => Preset::Japanese,
+        "chinese" => Preset::Chinese,
+        "aga" => Preset::Aga,
+        "new_zealand" | "newzealand" | "new-zealand" => Preset::NewZealand,
+        _ => return Err(GtpError::new("unknown rules")),
+    };
+    set_rules(s, preset.rules());
+    empty()
+}
+
+fn ko_json(ko: KoRule) -> &'static str {
+    match ko {
+        KoRule::Simple => "SIMPLE",
+        KoRule::Positional => "POSITIONAL",
+        KoRule::Situational => "SITUATIONAL",
+        KoRule::NaturalSituational => "NATURAL-SITUATIONAL",
+    }
+}
+
+/// `kata-get-rules` → the rules as KataGo's JSON, e.g.
+/// `{"ko":"POSITIONAL","scoring":"AREA","suicide":false}`.
+pub(super) fn cmd_kata_get_rules(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    let r = s.game.rules();
+    text(format!(
+        "{{\"ko\":\"{}\",\"scoring\":\"{}\",\"suicide\":{}}}",
+        ko_json(r.ko),
+        match r.scoring {
+            Scoring::Area => "AREA",
+            Scoring::Territory => "TERRITORY",
+        },
+        r.suicide_allowed
+    ))
+}
+
+/// Reads KataGo's flat JSON rules: keys `ko`/`koRule`, `scoring`/`scoringRule`,
+/// `suicide`/`multiStoneSuicideLegal`; other keys (tax, button, handicap
+/// bonus) are accepted and ignored. Keys not given keep their current value.
+fn parse_rules_json(json: &str, mut rules: Rules) -> Option<Rules> {
+    let body = json.trim().strip_prefix('{')?.strip_suffix('}')?;
+    for pair in body.split(',').filter(|p| !p.trim().is_empty()) {
+        let (key, value) = pair.split_once(':')?;
+        let key = key.trim().trim_matches('"');
+        let value = value.trim().trim_matches('"');
+        match key {
+            "ko" | "koRule" => {
+                rules.ko = match value.to_ascii_uppercase().as_str() {
+                    "SPIGHT" => KoRule::Simple,
+                    v => v.parse().ok()?,
+                }
+            }
+            "scoring" | "scoringRule" => {
+                rules.scoring = match value.to_ascii_uppercase().as_str() {
+                    "AREA" => Scoring::Area,
+                    "TERRITORY" => Scoring::Territory,
+                    _ => return None,
+                }
+            }
+            "suicide" | "multiStoneSuicideLegal" => rules.suicide_allowed = value.parse().ok()?,
+            _ => {}
+        }
+    }
+    Some(rules)
+}
+
+/// `kata-set-rules RULES` → empty. RULES is a shorthand (`chinese`,
+/// `japanese`, `korean`, `aga`, `bga`, `new-zealand`, `tromp-taylor`,
+/// `chinese-ogs`, `chinese-kgs`, … as tengen's presets read them; note that
+/// tengen's `chinese` is positional superko) or KataGo's JSON. Komi is kept.
+pub(super) fn cmd_kata_set_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let arg = cmd.args.join(" ");
+    if arg.is_empty() {
+        return Err(GtpError::syntax());
+    }
+    let rules = if arg.trim_start().starts_with('{') {
+        parse_rules_json(&arg, s.game.rules())
+    } else {
+        Preset::from_name(&arg).map(Preset::rules)
+    }
+    .ok_or_else(|| GtpError::new("unknown rules"))?;
+    set_rules(s, rules);
+    empty()
+}

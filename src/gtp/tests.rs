@@ -1,0 +1,290 @@
+//! In-process checks of the session loop; the wire-level tests that spawn the
+//! binary are in `tests/gtp_*.rs`.
+
+use super::*;
+use crate::engine::RandomEngine;
+use std::sync::Arc;
+
+/// A writer whose bytes the test can read afterwards.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn transcript(input: &str) -> String {
+    let out = Shared::default();
+    serve(
+        io::Cursor::new(input.as_bytes().to_vec()),
+        Box::new(out.clone()),
+        Options::default(),
+        Box::new(RandomEngine::new(1)),
+    )
+    .unwrap();
+    let bytes = out.0.lock().unwrap().clone();
+    String::from_utf8(bytes).unwrap()
+}
+
+#[test]
+fn a_short_session() {
+    assert_eq!(
+        transcript("1 name\r\n\n# comment\nboardsize 9\r\nplay b e5\nplay w E5\n2 undo\nundo\nquit\nname\n"),
+        "=1 tengen\n\n= \n\n= \n\n? illegal move\n\n=2 \n\n? cannot undo\n\n= \n\n"
+    );
+}
+
+#[test]
+fn analysis_ends_at_end_of_input() {
+    let t = transcript("lz-analyze b 1");
+    assert!(t.starts_with("=\n") && t.ends_with("\n\n"), "{t:?}");
+}
+
+/// Input the test feeds line by line, at the moments it chooses.
+struct ChannelInput {
+    rx: mpsc::Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl io::Read for ChannelInput {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.pos == self.buf.len() {
+            match self.rx.recv() {
+                Ok(b) => {
+                    self.buf = b;
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// An engine that thinks for `think` (or until stopped), reporting every few
+/// milliseconds, and records whether it was stopped.
+struct SlowEngine {
+    think: Duration,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Engine for SlowEngine {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _: &GenmoveOptions,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        let start = Instant::now();
+        let p = game.legal_points(color)[0];
+        let report = Report {
+            moves: vec![crate::engine::MoveInfo {
+                mv: Move::Play(p),
+                visits: 1,
+                winrate: 0.5,
+                prior: 0.5,
+                lcb: 0.4,
+                score_lead: 0.0,
+                pv: vec![Move::Play(p)],
+            }],
+            ..Report::default()
+        };
+        while start.elapsed() < self.think {
+            if stop.load(Ordering::Relaxed) {
+                self.stopped.store(true, Ordering::Relaxed);
+                break;
+            }
+            progress(&report);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        (Decision::Play(Move::Play(p)), report)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) {
+        let never = AtomicBool::new(false);
+        let think = std::mem::replace(&mut self.think, Duration::ZERO);
+        let (_, report) =
+            self.genmove(game, color, &GenmoveOptions::default(), &never, &mut |_| {});
+        self.think = think;
+        while !stop.load(Ordering::Relaxed) {
+            progress(&report);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn dead_stones(&mut self, _: &Game) -> Vec<crate::board::Point> {
+        Vec::new()
+    }
+}
+
+/// A live session on a [`SlowEngine`]: lines go in when the test says, the
+/// output is read back with [`Live::wait_for`].
+struct Live {
+    tx: mpsc::Sender<Vec<u8>>,
+    out: Shared,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Live {
+    fn start(think: Duration) -> Live {
+        let (tx, rx) = mpsc::channel();
+        let out = Shared::default();
+        let stopped = Arc::new(AtomicBool::new(false));
+        let engine = SlowEngine {
+            think,
+            stopped: stopped.clone(),
+        };
+        let sink = out.clone();
+        std::thread::spawn(move || {
+            let input = io::BufReader::new(ChannelInput {
+                rx,
+                buf: Vec::new(),
+                pos: 0,
+            });
+            serve(input, Box::new(sink), Options::default(), Box::new(engine)).unwrap();
+        });
+        Live { tx, out, stopped }
+    }
+
+    fn send(&self, text: &str) {
+        self.tx.send(text.as_bytes().to_vec()).unwrap();
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8(self.out.0.lock().unwrap().clone()).unwrap()
+    }
+
+    /// Waits until the output ends with `suffix`; returns how long it took.
+    fn wait_for(&self, suffix: &str) -> Duration {
+        let start = Instant::now();
+        while !self.text().ends_with(suffix) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "waiting for {suffix:?}: {:?}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        start.elapsed()
+    }
+}
+
+#[test]
+fn gogui_interrupt_stops_genmove_with_the_best_move_so_far() {
+    let live = Live::start(Duration::from_secs(60));
+    live.send("boardsize 9\n");
+    live.wait_for("= \n\n");
+    live.send("1 genmove b\n");
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!live.text().contains("=1"), "still thinking");
+    live.send("# interrupt\n");
+    assert!(live.wait_for("=1 A9\n\n") < Duration::from_secs(10));
+    assert!(live.stopped.load(Ordering::Relaxed));
+    // The comment got no response; the session goes on.
+    live.send("2 name\n");
+    live.wait_for("=2 tengen\n\n");
+    assert_eq!(live.text(), "= \n\n=1 A9\n\n=2 tengen\n\n");
+}
+
+#[test]
+fn pipelined_commands_wait_for_genmove_without_stopping_it() {
+    let live = Live::start(Duration::from_millis(300));
+    let start = Instant::now();
+    live.send("1 genmove b\n2 name\n\n3 play w b9\n");
+    live.wait_for("=3 \n\n");
+    assert!(start.elapsed() >= Duration::from_millis(300));
+    assert!(
+        !live.stopped.load(Ordering::Relaxed),
+        "genmove ran to its end"
+    );
+    assert_eq!(live.text(), "=1 A19\n\n=2 tengen\n\n=3 \n\n");
+}
+
+#[test]
+fn analysis_stops_at_any_line_and_streams_at_the_interval() {
+    let live = Live::start(Duration::from_millis(10));
+    live.send("boardsize 5\n");
+    live.wait_for("= \n\n");
+    let start = Instant::now();
+    live.send("lz-analyze b 5\n");
+    std::thread::sleep(Duration::from_millis(300));
+    let streamed = live.text();
+    let most = start.elapsed().as_millis() / 50 + 2;
+    let infos = streamed.matches("info move").count() as u128;
+    assert!(
+        (2..=most).contains(&infos),
+        "{infos} lines at 50 ms intervals, at most {most}"
+    );
+    live.send("\n");
+    live.wait_for("\n\n");
+    live.send("name\n");
+    live.wait_for("= tengen\n\n");
+    let t = live.text();
+    let body = &t["= \n\n=\n".len()..t.len() - "\n= tengen\n\n".len()];
+    assert!(
+        body.lines().all(|l| l
+            .starts_with("info move A5 visits 1 winrate 5000 prior 5000 lcb 4000 order 0 pv A5")),
+        "{body:?}"
+    );
+}
+
+#[test]
+fn an_analysis_queued_behind_genmove_is_stopped_by_the_line_after_it() {
+    let live = Live::start(Duration::from_millis(100));
+    live.send("boardsize 5\n1 genmove b\n2 lz-analyze w 1\n3 name\n");
+    live.wait_for("=3 tengen\n\n");
+    assert!(
+        live.text().starts_with("= \n\n=1 A5\n\n=2\n"),
+        "{:?}",
+        live.text()
+    );
+}
+
+#[test]
+fn end_of_input_does_not_cut_a_genmove_short() {
+    let (tx, rx) = mpsc::channel();
+    let out = Shared::default();
+    let stopped = Arc::new(AtomicBool::new(false));
+    let engine = SlowEngine {
+        think: Duration::from_millis(200),
+        stopped: stopped.clone(),
+    };
+    tx.send(b"boardsize 3\ngenmove w\n".to_vec()).unwrap();
+    drop(tx);
+    let input = io::BufReader::new(ChannelInput {
+        rx,
+        buf: Vec::new(),
+        pos: 0,
+    });
+    serve(
+        input,
+        Box::new(out.clone()),
+        Options::default(),
+        Box::new(engine),
+    )
+    .unwrap();
+    assert!(!stopped.load(Ordering::Relaxed));
+    assert_eq!(
+        String::from_utf8(out.0.lock().unwrap().clone()).unwrap(),
+        "= \n\n= A3\n\n"
+    );
+}

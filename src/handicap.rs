@@ -1,0 +1,155 @@
+//! Handicap stone placement: the fixed pattern of GTP `fixed_handicap` (GNU Go's
+//! `engine/handicap.c` layout, shared/docs/gtp-clients.md §2.6) and the free
+//! placement tengen chooses for `place_free_handicap`.
+//!
+//! Fixed handicap: at most 9 stones on odd boards from 9×9 up, at most 4 on even
+//! boards and on 7×7, none below 7×7. Corner stones sit on the 3rd line on
+//! boards up to 11×11, on the 4th line above. Nothing here places stones on a
+//! board: callers put the points into the game as setup.
+
+use crate::board::{Geometry, Point};
+
+/// Largest `fixed_handicap` for a board.
+pub fn max_fixed(geometry: Geometry) -> usize {
+    match geometry.size() {
+        s if s < 7 => 0,
+        7 => 4,
+        s if s % 2 == 0 => 4,
+        _ => 9,
+    }
+}
+
+/// The fixed placement of `stones` handicap stones, in GNU Go's order; `None`
+/// when that number is not possible on this board (below 2 or above
+/// [`max_fixed`]).
+pub fn fixed(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
+    if stones < 2 || stones > max_fixed(geometry) {
+        return None;
+    }
+    let s = geometry.size();
+    let edge = if s <= 11 { 2 } else { 3 };
+    let (lo, hi, mid) = (edge, s - 1 - edge, s / 2);
+    // (x, y) from the top-left.
+    let bottom_left = (lo, hi);
+    let top_right = (hi, lo);
+    let top_left = (lo, lo);
+    let bottom_right = (hi, hi);
+    let left = (lo, mid);
+    let right = (hi, mid);
+    let bottom = (mid, hi);
+    let top = (mid, lo);
+    let centre = (mid, mid);
+    let corners = [bottom_left, top_right, top_left, bottom_right];
+    let mut spots: Vec<(usize, usize)> = match stones {
+        2..=4 => corners[..stones].to_vec(),
+        5 => corners.to_vec(),
+        6 | 7 => [&corners[..], &[left, right]].concat(),
+        _ => [&corners[..], &[left, right, bottom, top]].concat(),
+    };
+    if stones % 2 == 1 && stones >= 5 {
+        spots.push(centre);
+    }
+    Some(
+        spots
+            .into_iter()
+            .map(|(x, y)| geometry.point(x, y).expect("handicap point on the board"))
+            .collect(),
+    )
+}
+
+/// tengen's free placement of `stones` stones: the fixed pattern as far as it
+/// goes, then each further stone on the empty point farthest from every stone
+/// placed so far (preferring the 3rd and 4th lines). `None` unless
+/// `2 <= stones < size²`.
+pub fn free(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
+    if stones < 2 || stones >= geometry.area() {
+        return None;
+    }
+    let mut placed = fixed(geometry, stones.min(max_fixed(geometry))).unwrap_or_default();
+    let s = geometry.size() as i64;
+    let line = |v: i64| v.min(s - 1 - v);
+    let preferred = if s <= 11 { 2 } else { 3 };
+    while placed.len() < stones {
+        let best = geometry
+            .points()
+            .filter(|p| !placed.contains(p))
+            .max_by_key(|p| {
+                let (x, y) = (p.x() as i64, p.y() as i64);
+                let nearest = placed
+                    .iter()
+                    .map(|q| (q.x() as i64 - x).abs() + (q.y() as i64 - y).abs())
+                    .min()
+                    .unwrap_or(2 * s);
+                let off_line = (line(x) - preferred).abs() + (line(y) - preferred).abs();
+                // Farthest first; then closest to the preferred line; then the
+                // first point in reading order (max_by_key keeps the last max).
+                (nearest, -off_line, -(p.index() as i64))
+            })
+            .expect("fewer stones than points");
+        placed.push(best);
+    }
+    Some(placed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gtp::vertex::format_point;
+
+    fn names(g: Geometry, n: usize) -> String {
+        fixed(g, n)
+            .unwrap()
+            .into_iter()
+            .map(|p| format_point(p, g.size()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn gnugo_layout_on_19x19() {
+        let g = Geometry::new(19).unwrap();
+        assert_eq!(names(g, 2), "D4 Q16");
+        assert_eq!(names(g, 3), "D4 Q16 D16");
+        assert_eq!(names(g, 4), "D4 Q16 D16 Q4");
+        assert_eq!(names(g, 5), "D4 Q16 D16 Q4 K10");
+        assert_eq!(names(g, 6), "D4 Q16 D16 Q4 D10 Q10");
+        assert_eq!(names(g, 7), "D4 Q16 D16 Q4 D10 Q10 K10");
+        assert_eq!(names(g, 8), "D4 Q16 D16 Q4 D10 Q10 K4 K16");
+        assert_eq!(names(g, 9), "D4 Q16 D16 Q4 D10 Q10 K4 K16 K10");
+        assert!(fixed(g, 1).is_none() && fixed(g, 10).is_none());
+    }
+
+    #[test]
+    fn small_and_even_boards() {
+        let g9 = Geometry::new(9).unwrap();
+        assert_eq!(names(g9, 5), "C3 G7 C7 G3 E5");
+        let g13 = Geometry::new(13).unwrap();
+        assert_eq!(names(g13, 4), "D4 K10 D10 K4");
+        let g10 = Geometry::new(10).unwrap();
+        assert_eq!(max_fixed(g10), 4);
+        assert!(fixed(g10, 5).is_none());
+        let g7 = Geometry::new(7).unwrap();
+        assert_eq!(names(g7, 4), "C3 E5 C5 E3");
+        assert!(fixed(g7, 5).is_none());
+        assert!(fixed(Geometry::new(6).unwrap(), 2).is_none());
+    }
+
+    #[test]
+    fn free_placement_gives_exactly_n_distinct_points() {
+        for size in [2, 5, 9, 19] {
+            let g = Geometry::new(size).unwrap();
+            for n in 2..g.area().min(40) {
+                let v = free(g, n).unwrap();
+                assert_eq!(v.len(), n);
+                let mut sorted = v.clone();
+                sorted.sort();
+                sorted.dedup();
+                assert_eq!(sorted.len(), n, "{size} {n}");
+            }
+            assert!(free(g, g.area()).is_none());
+            assert!(free(g, 1).is_none());
+        }
+        let g = Geometry::new(19).unwrap();
+        assert_eq!(free(g, 4), fixed(g, 4));
+    }
+}

@@ -1,0 +1,258 @@
+//! Prior knowledge for new tree nodes: for each candidate move, a number of
+//! virtual visits and virtual wins ("equivalent experience", as Pachi's and
+//! Fuego's priors) that seed the move's statistics before any playout.
+//!
+//! Heuristics, each adding visits won (a bonus) or lost (a penalty):
+//! - an even prior for every move;
+//! - capturing a chain in atari (more for bigger chains, most for the chain of
+//!   the last move);
+//! - saving an own chain in atari — by capturing or extending — when the
+//!   tactical reader says the rescue works, and a penalty for running into a
+//!   ladder that works;
+//! - putting an opponent chain into atari, more when the ladder works;
+//! - a penalty for putting an own chain of two or more stones into atari;
+//! - a good 3×3 shape ([`patterns`]);
+//! - nearness to the last move;
+//! - in the opening, the third and fourth lines over the first and second.
+//!
+//! Values are from the point of view of the player to move.
+
+use crate::board::{Board, Color, Point, Stone, CELLS};
+use crate::patterns;
+use crate::tactics::Reader;
+
+/// Virtual experience for one move.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Prior {
+    pub visits: f32,
+    pub wins: f32,
+}
+
+impl Prior {
+    /// The win rate the prior suggests (0.5 without any experience).
+    pub fn rate(&self) -> f32 {
+        if self.visits > 0.0 {
+            self.wins / self.visits
+        } else {
+            0.5
+        }
+    }
+
+    fn bonus(&mut self, n: f32) {
+        self.visits += n;
+        self.wins += n;
+    }
+
+    fn penalty(&mut self, n: f32) {
+        self.visits += n;
+    }
+}
+
+/// Weights of the heuristics, in virtual visits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PriorWeights {
+    pub even: f32,
+    pub capture: f32,
+    pub capture_last: f32,
+    pub save: f32,
+    pub ladder_run: f32,
+    pub atari: f32,
+    pub self_atari: f32,
+    pub pattern: f32,
+    pub near_last: f32,
+    pub opening_line: f32,
+}
+
+impl Default for PriorWeights {
+    fn default() -> Self {
+        PriorWeights {
+            even: 10.0,
+            capture: 15.0,
+            capture_last: 25.0,
+            save: 20.0,
+            ladder_run: 30.0,
+            atari: 5.0,
+            self_atari: 25.0,
+            pattern: 10.0,
+            near_last: 6.0,
+            opening_line: 12.0,
+        }
+    }
+}
+
+/// Fills `out` (indexed by point index, `CELLS` long) with the priors of every
+/// empty point for `color`; other entries are left at zero. `last` is the
+/// opponent's last move, `move_number` the game's move count (for the opening).
+pub fn compute(
+    board: &Board,
+    color: Color,
+    last: Option<Point>,
+    move_number: u32,
+    weights: &PriorWeights,
+    reader: &mut Reader,
+    out: &mut [Prior],
+) {
+    debug_assert_eq!(out.len(), CELLS);
+    out.fill(Prior::default());
+    let geo = board.geometry();
+    let size = geo.size();
+    let opening = (move_number as usize) < geo.area() / 6 && size >= 9;
+    for p in board.empty_points() {
+        let prior = &mut out[p.index()];
+        prior.bonus(weights.even / 2.0);
+        prior.penalty(weights.even / 2.0);
+        if board.is_group_self_atari(p, color) {
+            prior.penalty(weights.self_atari);
+        }
+        if patterns::matches_at(board, p) {
+            prior.bonus(weights.pattern);
+        }
+        if let Some(l) = last {
+            let (dx, dy) = (p.x().abs_diff(l.x()), p.y().abs_diff(l.y()));
+            if dx + dy + dx.max(dy) <= 3 {
+                prior.bonus(weights.near_last);
+            }
+        }
+        if opening {
+            let line = 1 + p.x().min(p.y()).min(size - 1 - p.x()).min(size - 1 - p.y());
+            match line {
+                1 => prior.penalty(weights.opening_line),
+                2 => prior.penalty(weights.opening_line / 2.0),
+                3 | 4 if size >= 13 => prior.bonus(weights.opening_line / 2.0),
+                _ => {}
+            }
+        }
+    }
+    tactical_priors(board, color, last, weights, reader, out);
+}
+
+/// Captures, rescues and ataris: every chain with one or two liberties.
+fn tactical_priors(
+    board: &Board,
+    color: Color,
+    last: Option<Point>,
+    weights: &PriorWeights,
+    reader: &mut Reader,
+    out: &mut [Prior],
+) {
+    let last_head = last
+        .filter(|&l| board.at(l) == color.opp().stone())
+        .map(|l| board.chain_head(l));
+    let mut seen = [false; CELLS];
+    for p in board.geometry().points() {
+        let Some(owner) = board.at(p).color() else {
+            continue;
+        };
+        let head = board.chain_head(p);
+        if seen[head.index()] {
+            continue;
+        }
+        seen[head.index()] = true;
+        let libs = board.liberties(p);
+        if libs > 2 {
+            continue;
+        }
+        let size = board.chain_size(p) as f32;
+        if owner != color {
+            if libs == 1 {
+                if let Some(lib) = board.last_liberty(p) {
+                    let w = if Some(head) == last_head {
+                        weights.capture_last
+                    } else {
+                        weights.capture
+                    };
+                    out[lib.index()].bonus(w * size.min(4.0).sqrt());
+                }
+            } else {
+                // Two liberties: an atari; worth more when the ladder works.
+                let works = reader.capture_move(board, p);
+                for lib in board.liberty_points(p, 2) {
+                    let w = if works == Some(lib) {
+                        weights.atari * 3.0
+                    } else {
+                        weights.atari
+                    };
+                    out[lib.index()].bonus(w);
+                }
+            }
+        } else if libs == 1 {
+            // Our chain is in atari: reward a working rescue, punish a hopeless run.
+            match reader.saves(board, p) {
+                Some(Some(mv)) => out[mv.index()].bonus(weights.save * size.min(4.0).sqrt()),
+                Some(None) => {}
+                None => {
+                    if let Some(lib) = board.last_liberty(p) {
+                        if board.at(lib) == Stone::Empty {
+                            out[lib.index()].penalty(weights.ladder_run);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Geometry;
+
+    fn priors(board: &Board, color: Color, last: Option<Point>, move_number: u32) -> Vec<Prior> {
+        let mut out = vec![Prior::default(); CELLS];
+        let mut reader = Reader::new(12);
+        compute(
+            board,
+            color,
+            last,
+            move_number,
+            &PriorWeights::default(),
+            &mut reader,
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn capture_beats_the_even_prior_and_first_line_is_poor_in_the_opening() {
+        let g = Geometry::new(19).unwrap();
+        let mut b = Board::new(g);
+        let p = |x, y| g.point(x, y).unwrap();
+        // A white stone in atari at K10 (x=9, y=9): black on three sides.
+        b.set_stone(p(9, 9), Some(Color::White));
+        for q in [p(8, 9), p(10, 9), p(9, 8)] {
+            b.set_stone(q, Some(Color::Black));
+        }
+        let pr = priors(&b, Color::Black, Some(p(9, 9)), 4);
+        let capture = pr[p(9, 10).index()].rate();
+        let quiet = pr[p(15, 3).index()].rate();
+        let first_line = pr[p(0, 5).index()].rate();
+        assert!(capture > 0.8, "capture {capture}");
+        assert!(
+            quiet > first_line,
+            "third/fourth line {quiet} over first line {first_line}"
+        );
+        assert!(first_line < 0.5);
+    }
+
+    #[test]
+    fn running_into_a_working_ladder_is_punished_and_a_breaker_changes_that() {
+        let g = Geometry::new(9).unwrap();
+        let p = |x, y| g.point(x, y).unwrap();
+        let ladder = |breaker: bool| {
+            let mut b = Board::new(g);
+            b.set_stone(p(2, 2), Some(Color::Black));
+            for (x, y) in [(2, 1), (3, 1), (1, 2), (2, 3)] {
+                b.set_stone(p(x, y), Some(Color::White));
+            }
+            if breaker {
+                b.set_stone(p(6, 6), Some(Color::Black));
+            }
+            b
+        };
+        let run = p(3, 2);
+        let hopeless = priors(&ladder(false), Color::Black, Some(p(2, 3)), 30)[run.index()].rate();
+        let saving = priors(&ladder(true), Color::Black, Some(p(2, 3)), 30)[run.index()].rate();
+        assert!(hopeless < 0.4, "running in a working ladder: {hopeless}");
+        assert!(saving > 0.6, "running to the breaker: {saving}");
+    }
+}

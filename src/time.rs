@@ -1,0 +1,561 @@
+//! The game clock as GTP describes it, and how much of it the next move may use.
+//!
+//! Time systems come from `time_settings` (GTP v2: `B > 0, S = 0` means no
+//! limit, `B = 0` absolute, otherwise Canadian), `kgs-time_settings`
+//! (`none | absolute | byoyomi | canadian`) and `kata-time_settings` (adds
+//! `fischer` and `fischer-capped`). `time_left C T S` reports a player's clock:
+//! `S = 0` means T seconds of main time; in overtime `S` is the stones left in
+//! the Canadian period or the byo-yomi periods left, and `T` the time left in
+//! that period.
+//!
+//! Between two `time_left` reports the clock is kept by the engine itself: each
+//! `genmove` spends its measured time ([`Clock::spend`]).
+//!
+//! [`Clock::budget`] gives the time for the next move. It never plans to use
+//! more than what is left minus a safety margin (lag between server, client and
+//! engine), so tengen does not lose on time; the search may refine how the
+//! budget is shared out over the game.
+
+use crate::board::Board;
+use crate::engine::Limits;
+use std::time::Duration;
+
+/// Seconds always kept in hand, for the network and the client.
+pub const SAFETY_SECONDS: f64 = 1.0;
+/// Fraction of the usable time also kept in hand.
+pub const SAFETY_FRACTION: f64 = 0.05;
+/// The shortest budget ever given, in seconds.
+pub const MIN_BUDGET_SECONDS: f64 = 0.02;
+/// Thinking time per move when neither a clock nor `--time`/`--playouts` limits it.
+pub const DEFAULT_MOVE_SECONDS: f64 = 5.0;
+
+/// How the time of a game is limited. Times are in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeSystem {
+    /// No limit.
+    None,
+    /// `main` seconds for the whole game.
+    Absolute { main: f64 },
+    /// Japanese byo-yomi: after main time, `periods` periods of `period` seconds;
+    /// a move made within a period does not use it up.
+    Byoyomi {
+        main: f64,
+        period: f64,
+        periods: u32,
+    },
+    /// Canadian: after main time, `stones` moves to be made in each `period`.
+    Canadian { main: f64, period: f64, stones: u32 },
+    /// Fischer: `increment` is added after each move. `main_cap` caps the time
+    /// in hand, `max_per_move` caps one move (KataGo's `fischer-capped`).
+    Fischer {
+        main: f64,
+        increment: f64,
+        main_cap: Option<f64>,
+        max_per_move: Option<f64>,
+    },
+}
+
+/// The names `kata-list_time_settings` answers with, in `kata-time_settings` syntax.
+pub const KATA_TIME_SYSTEMS: &str = "none absolute byoyomi canadian fischer fischer-capped";
+
+impl TimeSystem {
+    /// GTP `time_settings main_time byo_yomi_time byo_yomi_stones`.
+    pub fn from_time_settings(main: f64, period: f64, stones: u32) -> TimeSystem {
+        if period > 0.0 && stones == 0 {
+            TimeSystem::None
+        } else if period <= 0.0 {
+            TimeSystem::Absolute { main }
+        } else {
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            }
+        }
+    }
+
+    /// `kgs-time_settings` / `kata-time_settings` arguments (the system name and
+    /// its numbers). `None` if they do not fit.
+    pub fn parse_named(args: &[String], allow_fischer: bool) -> Option<TimeSystem> {
+        let (name, rest) = args.split_first()?;
+        let nums: Vec<f64> = rest
+            .iter()
+            .map(|a| a.parse::<f64>().ok().filter(|v| v.is_finite()))
+            .collect::<Option<_>>()?;
+        let nonneg = |v: f64| (v >= 0.0).then_some(v);
+        let count =
+            |v: f64| (v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64).then_some(v as u32);
+        let optional = |v: f64| (v >= 0.0).then_some(v);
+        Some(
+            match (name.to_ascii_lowercase().as_str(), nums.as_slice()) {
+                ("none", []) => TimeSystem::None,
+                ("absolute", &[m]) => TimeSystem::Absolute { main: nonneg(m)? },
+                ("byoyomi" | "byo-yomi", &[m, p, n]) => TimeSystem::Byoyomi {
+                    main: nonneg(m)?,
+                    period: nonneg(p)?,
+                    periods: count(n)?,
+                },
+                ("canadian", &[m, p, s]) => TimeSystem::Canadian {
+                    main: nonneg(m)?,
+                    period: nonneg(p)?,
+                    stones: count(s)?,
+                },
+                ("fischer", &[m, i]) if allow_fischer => TimeSystem::Fischer {
+                    main: nonneg(m)?,
+                    increment: nonneg(i)?,
+                    main_cap: None,
+                    max_per_move: None,
+                },
+                ("fischer-capped", &[m, i, cap, max]) if allow_fischer => TimeSystem::Fischer {
+                    main: nonneg(m)?,
+                    increment: nonneg(i)?,
+                    main_cap: optional(cap),
+                    max_per_move: optional(max),
+                },
+                _ => return None,
+            },
+        )
+    }
+
+    /// The clock of a player at the start of the game.
+    fn initial(self) -> Remaining {
+        let time = match self {
+            TimeSystem::None => 0.0,
+            TimeSystem::Absolute { main }
+            | TimeSystem::Byoyomi { main, .. }
+            | TimeSystem::Canadian { main, .. }
+            | TimeSystem::Fischer { main, .. } => main,
+        };
+        let mut r = Remaining { time, count: 0 };
+        // A system without main time starts in overtime.
+        if time <= 0.0 {
+            match self {
+                TimeSystem::Byoyomi {
+                    period, periods, ..
+                } if periods > 0 => {
+                    r = Remaining {
+                        time: period,
+                        count: periods,
+                    }
+                }
+                TimeSystem::Canadian { period, stones, .. } if stones > 0 => {
+                    r = Remaining {
+                        time: period,
+                        count: stones,
+                    }
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+}
+
+/// One player's clock: `time` seconds, and in overtime (`count > 0`) the
+/// Canadian stones or byo-yomi periods left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Remaining {
+    pub time: f64,
+    pub count: u32,
+}
+
+/// Both players' clocks under one time system.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    system: TimeSystem,
+    remaining: [Remaining; 2],
+}
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock::new(TimeSystem::None)
+    }
+}
+
+impl Clock {
+    /// Both clocks full.
+    pub fn new(system: TimeSystem) -> Clock {
+        let r = system.initial();
+        Clock {
+            system,
+            remaining: [r, r],
+        }
+    }
+
+    pub fn system(&self) -> TimeSystem {
+        self.system
+    }
+
+    /// A player's clock.
+    pub fn remaining(&self, color: crate::board::Color) -> Remaining {
+        self.remaining[color.index()]
+    }
+
+    /// GTP `time_left color time stones`. Negative times (seen from servers
+    /// late in byo-yomi) count as zero.
+    pub fn time_left(&mut self, color: crate::board::Color, time: f64, count: u32) {
+        self.remaining[color.index()] = Remaining {
+            time: time.max(0.0),
+            count,
+        };
+    }
+
+    /// Charges `elapsed` for a move `color` just made, the way the server will.
+    pub fn spend(&mut self, color: crate::board::Color, elapsed: Duration) {
+        let mut left = elapsed.as_secs_f64();
+        let r = &mut self.remaining[color.index()];
+        match self.system {
+            TimeSystem::None => {}
+            TimeSystem::Absolute { .. } => r.time = (r.time - left).max(0.0),
+            TimeSystem::Fischer {
+                increment,
+                main_cap,
+                ..
+            } => {
+                r.time = (r.time - left).max(0.0) + increment;
+                if let Some(cap) = main_cap {
+                    r.time = r.time.min(cap);
+                }
+            }
+            TimeSystem::Canadian { period, stones, .. } => {
+                if r.count == 0 {
+                    if left <= r.time {
+                        r.time -= left;
+                        return;
+                    }
+                    left -= r.time;
+                    *r = Remaining {
+                        time: period,
+                        count: stones.max(1),
+                    };
+                }
+                r.time = (r.time - left).max(0.0);
+                r.count -= 1;
+                if r.count == 0 {
+                    *r = Remaining {
+                        time: period,
+                        count: stones.max(1),
+                    };
+                }
+            }
+            TimeSystem::Byoyomi {
+                period, periods, ..
+            } => {
+                if r.count == 0 {
+                    if left <= r.time {
+                        r.time -= left;
+                        return;
+                    }
+                    left -= r.time;
+                    *r = Remaining {
+                        time: period,
+                        count: periods.max(1),
+                    };
+                }
+                // Each whole period overrun is lost; the next one starts full.
+                while left > r.time && r.count > 1 {
+                    left -= r.time;
+                    r.count -= 1;
+                    r.time = period;
+                }
+                r.time = period;
+            }
+        }
+    }
+
+    /// Seconds `color` may think about the next move, `None` when the clock sets
+    /// no limit. `moves_left` is the number of own moves still to be made in
+    /// main time (see [`moves_left`]).
+    pub fn budget(&self, color: crate::board::Color, moves_left: f64) -> Option<f64> {
+        let r = self.remaining[color.index()];
+        let moves_left = moves_left.max(1.0);
+        // `hard`: the most this move can take without losing; `target`: what it
+        // should take.
+        let (hard, target) = match self.system {
+            TimeSystem::None => return None,
+            TimeSystem::Absolute { .. } => (r.time, r.time / moves_left),
+            TimeSystem::Fischer {
+                increment,
+                max_per_move,
+                ..
+            } => {
+                let target = r.time / moves_left + 0.8 * increment;
+                let hard = max_per_move.map_or(r.time, |m| m.min(r.time));
+                (hard, target)
+            }
+            TimeSystem::Canadian { period, stones, .. } => {
+                let per_stone = period / stones.max(1) as f64;
+                if r.count == 0 {
+                    let overtime = if stones > 0 { per_stone } else { 0.0 };
+                    (r.time + overtime, (r.time / moves_left).max(overtime))
+                } else {
+                    // The period must last for `count` more stones.
+                    let per = r.time / r.count as f64;
+                    (r.time - (r.count - 1) as f64 * 0.25 * per, per)
+                }
+            }
+            TimeSystem::Byoyomi {
+                period, periods, ..
+            } => {
+                if r.count == 0 {
+                    let overtime = if periods > 0 { period } else { 0.0 };
+                    (r.time + overtime, (r.time / moves_left).max(overtime))
+                } else {
+                    (r.time, r.time)
+                }
+            }
+        };
+        let usable = hard - SAFETY_SECONDS - SAFETY_FRACTION * hard;
+        Some(if usable > MIN_BUDGET_SECONDS {
+            target.clamp(MIN_BUDGET_SECONDS, usable)
+        } else {
+            // Almost nothing left: answer at once.
+            MIN_BUDGET_SECONDS
+        })
+    }
+}
+
+/// A rough number of moves `color` still has to make: used to share out main time.
+pub fn moves_left(board: &Board) -> f64 {
+    (board.num_empty() as f64 * 0.3).max(15.0)
+}
+
+/// The limits for the next `genmove`: the configured `--playouts`/`--time`,
+/// tightened by the clock's budget; [`DEFAULT_MOVE_SECONDS`] when nothing at
+/// all limits the search.
+pub fn limits(
+    configured: Limits,
+    clock: &Clock,
+    color: crate::board::Color,
+    board: &Board,
+) -> Limits {
+    let budget = clock.budget(color, moves_left(board));
+    let time = match (configured.time, budget) {
+        (Some(t), Some(b)) => Some(t.min(Duration::from_secs_f64(b))),
+        (Some(t), None) => Some(t),
+        (None, Some(b)) => Some(Duration::from_secs_f64(b)),
+        (None, None) if configured.playouts.is_none() => {
+            Some(Duration::from_secs_f64(DEFAULT_MOVE_SECONDS))
+        }
+        (None, None) => None,
+    };
+    Limits {
+        playouts: configured.playouts,
+        time,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Color, Geometry};
+
+    fn args(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn time_settings_follows_the_spec() {
+        assert_eq!(
+            TimeSystem::from_time_settings(0.0, 1.0, 0),
+            TimeSystem::None
+        );
+        assert_eq!(
+            TimeSystem::from_time_settings(300.0, 0.0, 0),
+            TimeSystem::Absolute { main: 300.0 }
+        );
+        assert_eq!(
+            TimeSystem::from_time_settings(600.0, 300.0, 25),
+            TimeSystem::Canadian {
+                main: 600.0,
+                period: 300.0,
+                stones: 25
+            }
+        );
+    }
+
+    #[test]
+    fn named_settings() {
+        assert_eq!(
+            TimeSystem::parse_named(&args("byoyomi 600 30 5"), false),
+            Some(TimeSystem::Byoyomi {
+                main: 600.0,
+                period: 30.0,
+                periods: 5
+            })
+        );
+        assert_eq!(
+            TimeSystem::parse_named(&args("none"), false),
+            Some(TimeSystem::None)
+        );
+        assert_eq!(TimeSystem::parse_named(&args("fischer 300 5"), false), None);
+        assert_eq!(
+            TimeSystem::parse_named(&args("fischer-capped 300 5 600 -1"), true),
+            Some(TimeSystem::Fischer {
+                main: 300.0,
+                increment: 5.0,
+                main_cap: Some(600.0),
+                max_per_move: None
+            })
+        );
+        assert_eq!(TimeSystem::parse_named(&args("absolute"), false), None);
+        assert_eq!(TimeSystem::parse_named(&args("absolute -5"), false), None);
+        assert_eq!(
+            TimeSystem::parse_named(&args("canadian 1 2 2.5"), false),
+            None
+        );
+        assert_eq!(TimeSystem::parse_named(&args("martian 1"), true), None);
+    }
+
+    /// Whatever the clock says, the budget leaves the safety margin in hand.
+    #[test]
+    fn budgets_never_spend_the_margin() {
+        let systems = [
+            TimeSystem::Absolute { main: 60.0 },
+            TimeSystem::Byoyomi {
+                main: 10.0,
+                period: 5.0,
+                periods: 3,
+            },
+            TimeSystem::Canadian {
+                main: 0.0,
+                period: 30.0,
+                stones: 10,
+            },
+            TimeSystem::Fischer {
+                main: 20.0,
+                increment: 2.0,
+                main_cap: None,
+                max_per_move: Some(3.0),
+            },
+        ];
+        for system in systems {
+            let mut clock = Clock::new(system);
+            for left in [0.0, 0.3, 1.0, 2.0, 5.0, 30.0, 100.0] {
+                for count in [0, 1, 3] {
+                    clock.time_left(Color::Black, left, count);
+                    let b = clock.budget(Color::Black, 15.0).unwrap();
+                    let hard = match (system, count) {
+                        (TimeSystem::Byoyomi { period, .. }, 0) => left + period,
+                        (TimeSystem::Canadian { period, stones, .. }, 0) => {
+                            left + period / stones as f64
+                        }
+                        (TimeSystem::Fischer { .. }, _) => left.min(3.0),
+                        _ => left,
+                    };
+                    assert!(b > 0.0, "{system:?} {left} {count}");
+                    assert!(
+                        b <= (hard - SAFETY_SECONDS).max(MIN_BUDGET_SECONDS),
+                        "{system:?} {left} {count}: {b} of {hard}"
+                    );
+                }
+            }
+        }
+        assert_eq!(Clock::default().budget(Color::White, 10.0), None);
+    }
+
+    #[test]
+    fn byoyomi_budget_uses_the_period() {
+        let mut clock = Clock::new(TimeSystem::Byoyomi {
+            main: 0.0,
+            period: 30.0,
+            periods: 5,
+        });
+        assert_eq!(
+            clock.remaining(Color::White),
+            Remaining {
+                time: 30.0,
+                count: 5
+            }
+        );
+        let b = clock.budget(Color::White, 100.0).unwrap();
+        assert!((25.0..29.0).contains(&b), "{b}");
+        clock.spend(Color::White, Duration::from_secs(40));
+        assert_eq!(
+            clock.remaining(Color::White),
+            Remaining {
+                time: 30.0,
+                count: 4
+            }
+        );
+    }
+
+    #[test]
+    fn own_accounting_between_reports() {
+        let mut clock = Clock::new(TimeSystem::Canadian {
+            main: 10.0,
+            period: 20.0,
+            stones: 2,
+        });
+        clock.spend(Color::Black, Duration::from_secs(4));
+        assert_eq!(
+            clock.remaining(Color::Black),
+            Remaining {
+                time: 6.0,
+                count: 0
+            }
+        );
+        clock.spend(Color::Black, Duration::from_secs(8));
+        assert_eq!(
+            clock.remaining(Color::Black),
+            Remaining {
+                time: 18.0,
+                count: 1
+            }
+        );
+        clock.spend(Color::Black, Duration::from_secs(3));
+        assert_eq!(
+            clock.remaining(Color::Black),
+            Remaining {
+                time: 20.0,
+                count: 2
+            }
+        );
+        assert_eq!(
+            clock.remaining(Color::White),
+            Remaining {
+                time: 10.0,
+                count: 0
+            }
+        );
+
+        let mut f = Clock::new(TimeSystem::Fischer {
+            main: 10.0,
+            increment: 5.0,
+            main_cap: Some(12.0),
+            max_per_move: None,
+        });
+        f.spend(Color::White, Duration::from_secs(1));
+        assert_eq!(f.remaining(Color::White).time, 12.0);
+    }
+
+    #[test]
+    fn limits_combine_flags_and_clock() {
+        let board = Board::new(Geometry::new(19).unwrap());
+        let none = Limits::default();
+        let free = limits(none, &Clock::default(), Color::Black, &board);
+        assert_eq!(
+            free.time,
+            Some(Duration::from_secs_f64(DEFAULT_MOVE_SECONDS))
+        );
+        let playouts = Limits {
+            playouts: Some(100),
+            time: None,
+        };
+        assert_eq!(
+            limits(playouts, &Clock::default(), Color::Black, &board),
+            playouts
+        );
+        let clock = Clock::new(TimeSystem::Absolute { main: 60.0 });
+        let l = limits(
+            Limits {
+                playouts: None,
+                time: Some(Duration::from_secs(10)),
+            },
+            &clock,
+            Color::Black,
+            &board,
+        );
+        assert!(l.time.unwrap() < Duration::from_secs(1), "{l:?}");
+    }
+}

@@ -1,0 +1,221 @@
+//! A GTP client for the integration tests: spawns the built `tengen` binary
+//! and talks to it over pipes, the way the real clients do.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long any single read may wait before the test fails (not hangs).
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// Raw stdout lines, each with its `\n`.
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Engine {
+    /// `tengen ARGS…` with `--quiet` off, so stderr can be inspected.
+    pub fn spawn(args: &[&str]) -> Engine {
+        Engine::spawn_in(Path::new("."), args)
+    }
+
+    /// `tengen ARGS…` running in directory `dir` (relative file names of
+    /// `loadsgf`/`printsgf` resolve there).
+    pub fn spawn_in(dir: &Path, args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tengen");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                match r.read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let mut err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let stdin = child.stdin.take();
+        Engine {
+            child,
+            stdin,
+            lines,
+            stderr,
+        }
+    }
+
+    /// Writes raw bytes to the engine's stdin and flushes.
+    pub fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to tengen");
+        stdin.flush().unwrap();
+    }
+
+    /// Writes one command line with `\n`.
+    pub fn send(&mut self, line: &str) {
+        self.write(format!("{line}\n").as_bytes());
+    }
+
+    /// The next raw stdout line (with its `\n`); panics after [`TIMEOUT`].
+    pub fn line(&mut self) -> String {
+        self.line_within(TIMEOUT)
+            .unwrap_or_else(|| panic!("no output from tengen; stderr:\n{}", self.stderr()))
+    }
+
+    /// The next raw line, or `None` if none comes within `d` (or stdout closed).
+    pub fn line_within(&mut self, d: Duration) -> Option<String> {
+        match self.lines.recv_timeout(d) {
+            Ok(l) => Some(l),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// One whole response, exactly as written: every line up to and including
+    /// the empty line that ends it.
+    pub fn raw_response(&mut self) -> String {
+        let mut text = String::new();
+        loop {
+            let l = self.line();
+            let end = l == "\n";
+            text.push_str(&l);
+            if end {
+                return text;
+            }
+        }
+    }
+
+    /// One response, checked for framing, as (ok, id, result): the result is
+    /// the text after `=id ` / `?id `, lines joined with `\n`.
+    pub fn response(&mut self) -> (bool, Option<String>, String) {
+        let raw = self.raw_response();
+        parse_response(&raw).unwrap_or_else(|| panic!("malformed response {raw:?}"))
+    }
+
+    /// Sends a command and returns its successful result; panics on `?`.
+    pub fn ok(&mut self, line: &str) -> String {
+        self.send(line);
+        let (ok, _, result) = self.response();
+        assert!(ok, "`{line}` failed: {result}\nstderr:\n{}", self.stderr());
+        result
+    }
+
+    /// Sends a command and returns its failure message; panics on `=`.
+    pub fn fail(&mut self, line: &str) -> String {
+        self.send(line);
+        let (ok, _, result) = self.response();
+        assert!(!ok, "`{line}` succeeded with {result:?}");
+        result
+    }
+
+    /// Everything tengen wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Whether stderr contains `text` within a few seconds (stderr is read
+    /// by its own thread, so it may lag behind stdout).
+    pub fn stderr_has(&self, text: &str) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(5) {
+            if self.stderr().contains(text) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    /// Closes stdin (end of input).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the process to exit; panics after [`TIMEOUT`].
+    pub fn wait(&mut self) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s;
+            }
+            assert!(start.elapsed() < TIMEOUT, "tengen did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Whether stdout has nothing more to say within `d`.
+    pub fn silent_for(&mut self, d: Duration) -> bool {
+        self.line_within(d).is_none()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Checks GTP framing of one raw response (ending in the blank line) and
+/// splits it into (ok, id, result). `None` if it is not well formed: status
+/// character, optional digits, one space, then lines without any empty one.
+pub fn parse_response(raw: &str) -> Option<(bool, Option<String>, String)> {
+    let body = raw.strip_suffix("\n\n")?;
+    if body.contains("\n\n") || body.contains('\r') {
+        return None;
+    }
+    let ok = match body.chars().next()? {
+        '=' => true,
+        '?' => false,
+        _ => return None,
+    };
+    let rest = &body[1..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let id = (digits > 0).then(|| rest[..digits].to_string());
+    let after = rest[digits..].strip_prefix(' ')?;
+    Some((ok, id, after.to_string()))
+}
+
+/// A vertex string on a board of `size`, for checks: letter without I, row.
+pub fn is_vertex(text: &str, size: usize) -> bool {
+    const COLS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    let mut chars = text.chars();
+    let Some(c) = chars.next() else { return false };
+    let Some(x) = COLS.find(c) else { return false };
+    let Ok(row) = chars.as_str().parse::<usize>() else {
+        return false;
+    };
+    x < size && (1..=size).contains(&row)
+}

@@ -1,0 +1,369 @@
+//! GTP framing, ids, input preprocessing, case, and every error string, over
+//! pipes to the built binary.
+
+mod common;
+use common::{is_vertex, Engine};
+use std::time::Duration;
+
+#[test]
+fn framing_and_ids() {
+    let mut e = Engine::spawn(&[]);
+    e.send("protocol_version");
+    assert_eq!(e.raw_response(), "= 2\n\n");
+    e.send("12 name");
+    assert_eq!(e.raw_response(), "=12 tengen\n\n");
+    e.send("7 clear_board");
+    assert_eq!(
+        e.raw_response(),
+        "=7 \n\n",
+        "a space even for an empty result"
+    );
+    e.send("clear_board");
+    assert_eq!(e.raw_response(), "= \n\n");
+    e.send("3 no_such_command");
+    assert_eq!(e.raw_response(), "?3 unknown command\n\n");
+    e.send("no_such_command");
+    assert_eq!(e.raw_response(), "? unknown command\n\n");
+    e.send("version");
+    assert_eq!(
+        e.raw_response(),
+        format!("= {}\n\n", env!("CARGO_PKG_VERSION"))
+    );
+    e.send("0 known_command genmove");
+    assert_eq!(e.raw_response(), "=0 true\n\n");
+    e.send("known_command gogui-nonsense");
+    assert_eq!(e.raw_response(), "= false\n\n");
+    e.send("known_command");
+    assert_eq!(e.raw_response(), "= false\n\n");
+    // A multi-line response: the first line on the `=` line, no trailing
+    // spaces, no blank line inside.
+    e.send("list_commands");
+    let raw = e.raw_response();
+    assert!(raw.starts_with("= protocol_version\nname\n"), "{raw:?}");
+    assert!(
+        !raw.contains(" \n") && raw.ends_with("\n\n") && !raw[..raw.len() - 2].contains("\n\n")
+    );
+    let names: Vec<&str> = raw[2..raw.len() - 2].split('\n').collect();
+    for required in [
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+    ] {
+        assert!(names.contains(&required), "{required} listed");
+    }
+    for n in &names {
+        e.send(&format!("known_command {n}"));
+        assert_eq!(e.raw_response(), "= true\n\n", "{n}");
+    }
+    e.send("showboard");
+    let raw = e.raw_response();
+    assert!(
+        raw.starts_with("= \n") && !raw[..raw.len() - 2].contains("\n\n"),
+        "{raw:?}"
+    );
+    e.send("9 quit");
+    assert_eq!(e.raw_response(), "=9 \n\n");
+    assert!(e.wait().success());
+}
+
+#[test]
+fn preprocessing_crlf_comments_tabs_blank_lines_and_controls() {
+    let mut e = Engine::spawn(&[]);
+    // Blank lines, whitespace-only lines and comment lines get no response.
+    e.write(b"\n\r\n   \n\t\n# a comment\n  # indented comment\n");
+    assert!(e.silent_for(Duration::from_millis(300)));
+    e.write(b"1 boardsize\t9\r\n");
+    assert_eq!(e.raw_response(), "=1 \n\n");
+    e.write(b"2 play\tb d4 # comment after a command\r\n");
+    assert_eq!(e.raw_response(), "=2 \n\n");
+    // Other control characters are dropped anywhere in the line.
+    e.write(b"3 na\x01m\x7fe\x1b\r\n");
+    assert_eq!(e.raw_response(), "=3 tengen\n\n");
+    e.write(b"  4   play   w    e5   \n");
+    assert_eq!(e.raw_response(), "=4 \n\n");
+    // Several commands in one write, CRLF, as gtp2ogs sends them.
+    e.write(b"5 komi 6.5\r\n6 name\r\n\r\n7 protocol_version\r\n");
+    assert_eq!(e.raw_response(), "=5 \n\n");
+    assert_eq!(e.raw_response(), "=6 tengen\n\n");
+    assert_eq!(e.raw_response(), "=7 2\n\n");
+    // Non-UTF-8 bytes do not break the session.
+    e.write(b"8 play b \xff\xfe\n");
+    assert_eq!(e.raw_response(), "?8 syntax error\n\n");
+    e.write(b"9 showboard\n");
+    let board = e.raw_response();
+    assert!(
+        board.contains(" 4 . . .(X). . . . . 4") || board.contains(" . . . X . . . . . 4"),
+        "{board}"
+    );
+    assert!(
+        board.contains("(O)") || board.contains(" 5 . . . . O"),
+        "{board}"
+    );
+}
+
+#[test]
+fn case_of_colors_vertices_and_commands() {
+    let mut e = Engine::spawn(&["--size", "9"]);
+    for (i, line) in [
+        "play b d4",
+        "play B e4",
+        "play black f4",
+        "play BLACK g4",
+        "play Black h4",
+        "play w D5",
+        "play W e5",
+        "play white F5",
+        "play WHITE g5",
+        "play White h5",
+        "play b pass",
+        "play W PASS",
+        "play w Pass",
+        "PLAY b a1",
+        "Genmove W",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let (ok, _, result) = {
+            e.send(line);
+            e.response()
+        };
+        assert!(ok, "{i}: {line} -> {result}");
+    }
+    // Output: upper-case vertices, lower-case pass.
+    e.ok("boardsize 3");
+    e.ok("play b b2");
+    let mv = e.ok("genmove w");
+    assert!(mv == "pass" || is_vertex(&mv, 3), "{mv}");
+    assert_eq!(mv, mv.to_uppercase().replace("PASS", "pass"));
+    e.ok("boardsize 2");
+    e.ok("play b a1");
+    e.ok("play b b2");
+    // White's only points, A2 and B1, are single-stone suicides: pass.
+    assert_eq!(e.ok("genmove w"), "pass");
+}
+
+#[test]
+fn every_error_string() {
+    let mut e = Engine::spawn(&["--size", "9"]);
+    let cases: &[(&str, &str)] = &[
+        ("frobnicate", "unknown command"),
+        ("boardsize", "syntax error"),
+        ("boardsize nine", "syntax error"),
+        ("boardsize 1", "unacceptable size"),
+        ("boardsize 26", "unacceptable size"),
+        ("boardsize 0", "unacceptable size"),
+        ("boardsize 19 13", "unacceptable size"),
+        ("komi", "syntax error"),
+        ("komi six", "syntax error"),
+        ("komi nan", "syntax error"),
+        ("play", "syntax error"),
+        ("play b", "syntax error"),
+        ("play red d4", "syntax error"),
+        ("play b i5", "syntax error"),
+        ("play b d4 e5", "syntax error"),
+        ("play b resign", "syntax error"),
+        ("play b z9", "illegal move"),
+        ("play b a10", "illegal move"),
+        ("genmove", "syntax error"),
+        ("genmove purple", "syntax error"),
+        ("reg_genmove", "syntax error"),
+        ("undo", "cannot undo"),
+        ("final_status_list", "syntax error"),
+        ("final_status_list living", "syntax error"),
+        ("time_settings 1 2", "syntax error"),
+        ("time_settings -1 0 0", "syntax error"),
+        ("time_settings 10 5 x", "syntax error"),
+        ("time_left b 10", "syntax error"),
+        ("time_left green 10 0", "syntax error"),
+        ("kgs-time_settings", "syntax error"),
+        ("kgs-time_settings fischer 10 5", "syntax error"),
+        ("kgs-time_settings byoyomi 10 5", "syntax error"),
+        ("kata-time_settings fischer 10", "syntax error"),
+        ("fixed_handicap", "syntax error"),
+        ("fixed_handicap 1", "invalid number of stones"),
+        ("fixed_handicap 10", "invalid number of stones"),
+        ("place_free_handicap 1", "invalid number of stones"),
+        ("place_free_handicap 81", "invalid number of stones"),
+        ("set_free_handicap", "syntax error"),
+        ("set_free_handicap d4", "bad vertex list"),
+        ("set_free_handicap d4 d4", "bad vertex list"),
+        ("set_free_handicap d4 pass", "bad vertex list"),
+        ("set_free_handicap d4 z9", "bad vertex list"),
+        ("set_free_handicap d4 x", "bad vertex list"),
+        ("kgs-rules", "syntax error"),
+        ("kgs-rules martian", "unknown rules"),
+        ("kata-set-rules", "syntax error"),
+        ("kata-set-rules martian", "unknown rules"),
+        ("kata-set-rules {\"ko\":\"FOO\"}", "unknown rules"),
+        ("lz-analyze b x", "syntax error"),
+        ("kata-analyze b 10 ownership maybe", "syntax error"),
+        ("lz-genmove_analyze purple", "syntax error"),
+        ("tengen-best_moves", "syntax error"),
+        ("loadsgf", "syntax error"),
+    ];
+    for (line, message) in cases {
+        assert_eq!(e.fail(line), *message, "{line}");
+    }
+    // Errors that depend on the position.
+    e.ok("play b e5");
+    assert_eq!(e.fail("play w e5"), "illegal move");
+    assert!(e.stderr_has("point occupied"), "{}", e.stderr());
+    assert_eq!(e.fail("fixed_handicap 2"), "board not empty");
+    assert_eq!(e.fail("place_free_handicap 2"), "board not empty");
+    assert_eq!(e.fail("set_free_handicap a1 b2"), "board not empty");
+    e.ok("clear_board");
+    assert_eq!(e.ok("fixed_handicap 2"), "C3 G7");
+    assert_eq!(
+        e.fail("undo"),
+        "cannot undo",
+        "handicap is the start position"
+    );
+    assert_eq!(e.fail("play b c3"), "illegal move");
+    // The last canonical error: `loadsgf` of a missing file (more cases in
+    // gtp_sgf.rs).
+    assert_eq!(e.fail("loadsgf /no/such/file.sgf"), "cannot load file");
+}
+
+#[test]
+fn illegal_plays_leave_the_game_unchanged() {
+    let mut e = Engine::spawn(&["--size", "5", "--rules", "japanese"]);
+    // A single-stone suicide and a ko recapture are refused; the board stays.
+    e.ok("play b b1");
+    e.ok("play b a2");
+    let before = e.ok("showboard");
+    assert_eq!(e.fail("play w a1"), "illegal move");
+    assert!(e.stderr_has("suicide"), "{}", e.stderr());
+    assert_eq!(e.ok("showboard"), before);
+    // Simple ko (T1 of rules-sgf-deps.md §3.4 built by capture-free plays):
+    // Black A1 takes B1; White may not retake at once.
+    e.ok("clear_board");
+    for mv in ["b b2", "b c1", "w a2", "w b1", "b a1"] {
+        e.ok(&format!("play {mv}"));
+    }
+    let before = e.ok("showboard");
+    assert_eq!(e.fail("play w b1"), "illegal move");
+    assert!(e.stderr_has("ko"), "{}", e.stderr());
+    assert_eq!(e.ok("showboard"), before);
+    // After an exchange elsewhere the retake is legal.
+    e.ok("play w e5");
+    e.ok("play b e4");
+    e.ok("play w b1");
+}
+
+#[test]
+fn komi_survives_boardsize_and_clear_board() {
+    let mut e = Engine::spawn(&[]);
+    e.ok("komi 0.5");
+    e.ok("boardsize 9");
+    e.ok("clear_board");
+    // An empty board: area scoring gives White the komi.
+    assert_eq!(e.ok("final_score"), "W+0.5");
+    e.ok("komi -3");
+    e.ok("boardsize 13");
+    assert_eq!(e.ok("final_score"), "B+3");
+    e.ok("komi 7");
+    assert_eq!(e.ok("final_score"), "W+7");
+    e.ok("komi 0");
+    assert_eq!(e.ok("final_score"), "0");
+    e.ok("boardsize 13 13");
+}
+
+#[test]
+fn end_of_input_exits_cleanly_and_quit_answers_first() {
+    let mut e = Engine::spawn(&[]);
+    e.ok("name");
+    e.close_stdin();
+    assert!(e.wait().success());
+
+    let mut e = Engine::spawn(&[]);
+    // Everything after quit is ignored.
+    e.write(b"quit\nname\n");
+    assert_eq!(e.raw_response(), "= \n\n");
+    assert!(e.wait().success());
+    assert!(e.silent_for(Duration::from_millis(100)));
+
+    // A line without its final newline is still a command.
+    let mut e = Engine::spawn(&[]);
+    e.write(b"name");
+    e.close_stdin();
+    assert_eq!(e.raw_response(), "= tengen\n\n");
+    assert!(e.wait().success());
+}
+
+#[test]
+fn final_status_list_and_score() {
+    let mut e = Engine::spawn(&["--size", "5"]);
+    e.ok("komi 0");
+    for v in ["b1", "b2", "b3", "b4", "b5"] {
+        e.ok(&format!("play b {v}"));
+    }
+    for v in ["c1", "c2", "c3", "c4", "c5"] {
+        e.ok(&format!("play w {v}"));
+    }
+    assert_eq!(e.ok("final_score"), "W+5");
+    let alive = e.ok("final_status_list alive");
+    assert_eq!(alive.lines().count(), 2, "one chain per line: {alive:?}");
+    assert!(alive.lines().any(|l| l == "B5 B4 B3 B2 B1"), "{alive:?}");
+    assert_eq!(e.ok("final_status_list dead"), "");
+    assert_eq!(e.ok("final_status_list seki"), "");
+    assert_eq!(e.ok("final_status_list DEAD"), "");
+}
+
+#[test]
+fn cputime_and_reg_genmove() {
+    let mut e = Engine::spawn(&["--size", "9"]);
+    let t: f64 = e.ok("cputime").parse().unwrap();
+    assert!(t >= 0.0);
+    let before = e.ok("showboard");
+    let mv = e.ok("reg_genmove b");
+    assert!(is_vertex(&mv, 9) || mv == "pass", "{mv}");
+    assert_eq!(e.ok("showboard"), before, "reg_genmove does not play");
+    assert_eq!(e.fail("undo"), "cannot undo");
+}
+
+#[test]
+fn help_documents_every_engine_flag() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for flag in [
+        "--rules",
+        "--ko",
+        "--suicide",
+        "--komi",
+        "--size",
+        "--threads",
+        "--playouts",
+        "--time",
+        "--seed",
+        "--quiet",
+    ] {
+        assert!(help.contains(flag), "{flag} in --help");
+    }
+    // `tengen gtp` takes the same flags.
+    let mut e = Engine::spawn(&[
+        "gtp", "--size", "9", "--komi", "6.5", "--rules", "japanese", "--quiet",
+    ]);
+    assert_eq!(
+        e.ok("kata-get-rules"),
+        "{\"ko\":\"SIMPLE\",\"scoring\":\"TERRITORY\",\"suicide\":false}"
+    );
+    assert_eq!(e.ok("final_score"), "W+6.5");
+    let mut e = Engine::spawn(&["--ko", "situational", "--suicide", "allowed"]);
+    assert_eq!(
+        e.ok("kata-get-rules"),
+        "{\"ko\":\"SITUATIONAL\",\"scoring\":\"AREA\",\"suicide\":true}"
+    );
+    assert_eq!(e.ok("final_score"), "W+7.5", "the preset's komi");
+}

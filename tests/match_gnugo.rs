@@ -175,3 +175,36 @@ fn final_score_agrees_with_gnugo_on_finished_games() {
         assert_eq!(ours, theirs, "{}\n{out}", file.display());
     }
 }
+
+#[test]
+fn tengen_against_gnugo_with_a_referee() {
+    let Some(g) = gnugo() else { return };
+    // Fixed playouts: with one thread the games replay exactly, so a failure
+    // here can be reproduced (a time limit makes every run a new game).
+    let tengen = format!(
+        "{} --quiet --seed 5 --playouts 2000",
+        env!("CARGO_BIN_EXE_tengen")
+    );
+    let out = run_match(&[
+        "--black",
+        &tengen,
+        "--white",
+        &g,
+        "--referee",
+        &g,
+        "--games",
+        "2",
+        "--size",
+        "7",
+    ]);
+    let games: Vec<&str> = out.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 2, "{out}");
+    for line in &games {
+        assert!(!line.contains("forfeits"), "{line}");
+        assert!(!line.contains("referee's final_score"), "{line}");
+        assert!(
+            line.contains("two passes") || line.contains("resigned"),
+            "{line}"
+        );
+    }
+}

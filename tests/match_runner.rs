@@ -344,3 +344,34 @@ fn every_game_is_saved_as_sgf() {
         assert_eq!(moves, expected, "{file}");
     }
 }
+
+#[test]
+fn tengen_plays_itself_over_gtp_under_every_rule_set() {
+    // The rules reach the engines through `kgs-rules` (Tromp-Taylor has no
+    // KGS name, so that engine gets it on its command line); every move of
+    // the random engine must pass our checker under those rules.
+    let tengen = env!("CARGO_BIN_EXE_tengen");
+    for rules in ["chinese", "japanese", "aga", "new-zealand", "tromp-taylor"] {
+        let extra = if rules == "tromp-taylor" {
+            " --rules tromp-taylor"
+        } else {
+            ""
+        };
+        let engine = |seed: u32| format!("{tengen} --quiet --seed {seed}{extra}");
+        let out = run_match(
+            &engine(3),
+            &engine(4),
+            &["--games", "2", "--size", "5", "--rules", rules],
+        );
+        let games = game_lines(&out);
+        assert_eq!(games.len(), 2, "{rules}: {out}");
+        for line in games {
+            assert!(
+                line.contains("two passes") || line.contains("resigned"),
+                "{rules}: {line}"
+            );
+        }
+        assert!(out.contains("no result 0"), "{rules}: {out}");
+        assert!(out.starts_with("A: tengen"), "{rules}: {out}");
+    }
+}

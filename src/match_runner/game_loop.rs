@@ -196,9 +196,8 @@ fn ask_move(
     }
     let shown: String = answer.chars().take(40).collect();
     vertex::parse_move(answer.trim(), geometry)
-        .ok()
         .map(Some)
-        .ok_or_else(|| fault(format!("unreadable move '{shown}'")))
+        .map_err(|_| fault(format!("unreadable move '{shown}'")))
 }
 
 /// Counts a game that ended by two passes. Dead stones: the referee's

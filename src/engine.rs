@@ -8,7 +8,7 @@
 
 use crate::board::{Color, Move, Point};
 use crate::game::Game;
-use crate::playout::PlayoutRng;
+use crate::playout::{random_point_where, PlayoutRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -127,16 +127,10 @@ impl RandomEngine {
 
     fn choose(&mut self, game: &Game, color: Color) -> Move {
         let board = game.board();
-        let n = board.num_empty();
-        if n == 0 {
-            return Move::Pass;
-        }
-        let start = self.rng.below(n);
-        (start..n)
-            .chain(0..start)
-            .map(|i| board.empty_point(i))
-            .find(|&p| !board.is_true_eye(p, color) && game.is_legal(color, Move::Play(p)))
-            .map_or(Move::Pass, Move::Play)
+        random_point_where(board, &mut self.rng, |p| {
+            !board.is_true_eye(p, color) && game.is_legal(color, Move::Play(p))
+        })
+        .map_or(Move::Pass, Move::Play)
     }
 }
 

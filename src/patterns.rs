@@ -163,24 +163,9 @@ fn build_table() -> Box<[u64; 1024]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{Color, Geometry};
 
     fn board(rows: &[&str]) -> Board {
-        let g = Geometry::new(rows.len()).unwrap();
-        let mut b = Board::new(g);
-        for (y, row) in rows.iter().enumerate() {
-            for (x, ch) in row.chars().enumerate() {
-                let c = match ch {
-                    'X' => Some(Color::Black),
-                    'O' => Some(Color::White),
-                    _ => None,
-                };
-                if c.is_some() {
-                    b.set_stone(g.point(x, y).unwrap(), c);
-                }
-            }
-        }
-        b
+        Board::from_diagram(rows).expect("diagram")
     }
 
     #[test]

@@ -56,20 +56,32 @@ pub struct PlayoutResult {
     pub margin: i32,
 }
 
-/// A uniformly random point among the empty points that `color` may play under
-/// the playout rule and that are not true eyes of `color`; `None` if there is none.
+/// A uniformly random empty point satisfying `accept`, found by probing the
+/// empty-point list from a random start (no allocation); `None` if none does.
 #[inline]
-pub fn random_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<Point> {
+pub fn random_point_where(
+    board: &Board,
+    rng: &mut PlayoutRng,
+    accept: impl Fn(Point) -> bool,
+) -> Option<Point> {
     let n = board.num_empty();
     if n == 0 {
         return None;
     }
     let start = rng.below(n);
-    let acceptable = |p: Point| !board.is_true_eye(p, color) && board.is_legal_simple(p, color);
     (start..n)
         .chain(0..start)
         .map(|i| board.empty_point(i))
-        .find(|&p| acceptable(p))
+        .find(|&p| accept(p))
+}
+
+/// A uniformly random point among the empty points that `color` may play under
+/// the playout rule and that are not true eyes of `color`; `None` if there is none.
+#[inline]
+pub fn random_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<Point> {
+    random_point_where(board, rng, |p| {
+        !board.is_true_eye(p, color) && board.is_legal_simple(p, color)
+    })
 }
 
 /// Which move policy a playout uses.
@@ -91,21 +103,12 @@ type Candidates = SmallVec<[Point; 8]>;
 /// of two or more stones into atari; failing that, any [`random_move`].
 #[inline]
 pub fn random_safe_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<Point> {
-    let n = board.num_empty();
-    if n == 0 {
-        return None;
-    }
-    let start = rng.below(n);
-    let acceptable = |p: Point| {
+    random_point_where(board, rng, |p| {
         !board.is_true_eye(p, color)
             && board.is_legal_simple(p, color)
             && !board.is_group_self_atari(p, color)
-    };
-    (start..n)
-        .chain(0..start)
-        .map(|i| board.empty_point(i))
-        .find(|&p| acceptable(p))
-        .or_else(|| random_move(board, color, rng))
+    })
+    .or_else(|| random_move(board, color, rng))
 }
 
 /// Local answers to the opponent's last move at `last`: captures of attackers

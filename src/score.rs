@@ -147,42 +147,35 @@ impl fmt::Display for GameResult {
 /// that surrounds it alone): the Tromp-Taylor count of a position where all dead
 /// stones have been captured. Black minus White, before komi.
 pub fn area_margin_fast(board: &Board) -> i32 {
-    let mut margin = 0i32;
-    for p in board.geometry().points() {
-        margin += match board.at(p) {
-            Stone::Black => 1,
-            Stone::White => -1,
-            _ => {
-                let b = board.neighbor_count(p, Stone::Black);
-                let w = board.neighbor_count(p, Stone::White);
-                (b > 0 && w == 0) as i32 - (w > 0 && b == 0) as i32
-            }
-        };
+    board
+        .geometry()
+        .points()
+        .map(|p| playout_owner(board, p))
+        .sum()
+}
+
+/// Who a point belongs to at the end of a playout, where only eyes and seki
+/// points are left empty: +1 Black, -1 White, 0 neither (a stone counts for
+/// its colour, an empty point for the one colour next to it).
+#[inline]
+pub fn playout_owner(board: &Board, p: Point) -> i32 {
+    match board.at(p) {
+        Stone::Black => 1,
+        Stone::White => -1,
+        _ => {
+            let b = board.neighbor_count(p, Stone::Black);
+            let w = board.neighbor_count(p, Stone::White);
+            (b > 0 && w == 0) as i32 - (w > 0 && b == 0) as i32
+        }
     }
-    margin
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
 
     fn board_from(rows: &[&str]) -> Board {
-        let g = Geometry::new(rows.len()).unwrap();
-        let mut b = Board::new(g);
-        for (y, row) in rows.iter().enumerate() {
-            for (x, ch) in row.chars().enumerate() {
-                let c = match ch {
-                    'X' => Some(Color::Black),
-                    'O' => Some(Color::White),
-                    _ => None,
-                };
-                if c.is_some() {
-                    b.set_stone(g.point(x, y).unwrap(), c);
-                }
-            }
-        }
-        b
+        Board::from_diagram(rows).expect("diagram")
     }
 
     #[test]

@@ -4,25 +4,17 @@
 //! looks like suicide but captures, and a snapback (a single-stone capture that
 //! is not a ko).
 
-use tengen::{Color, Game, Geometry, IllegalMove, KoRule, Move, Point, Preset, Rules};
+use tengen::{Board, Color, Game, IllegalMove, KoRule, Move, Point, Preset, Rules};
 
 /// A game whose start position is the diagram (X black, O white, . empty; top
 /// row first), with `to_move` to play.
 fn from_diagram(rows: &[&str], rules: Rules, to_move: Color) -> Game {
-    let g = Geometry::new(rows.len()).expect("square diagram");
-    let mut setup = Vec::new();
-    for (y, row) in rows.iter().enumerate() {
-        for (x, ch) in row.chars().enumerate() {
-            let stone = match ch {
-                'X' => Some(Color::Black),
-                'O' => Some(Color::White),
-                _ => None,
-            };
-            if stone.is_some() {
-                setup.push((g.point(x, y).expect("in diagram"), stone));
-            }
-        }
-    }
+    let board = Board::from_diagram(rows).expect("square diagram");
+    let g = board.geometry();
+    let setup: Vec<(Point, Option<Color>)> = g
+        .points()
+        .filter_map(|p| board.at(p).color().map(|c| (p, Some(c))))
+        .collect();
     let mut game = Game::new(g, rules, 0.0);
     game.setup(&setup, Some(to_move));
     game

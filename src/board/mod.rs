@@ -127,6 +127,32 @@ impl Board {
         }
     }
 
+    /// A board from a diagram, top row first: `X` black, `O` white, `.` or `+`
+    /// empty. The stones are set up (no captures, like SGF `AB`/`AW`). `None`
+    /// unless the rows form a square of a supported size made of those
+    /// characters. For tests and tools.
+    pub fn from_diagram(rows: &[&str]) -> Option<Board> {
+        let geometry = Geometry::new(rows.len())?;
+        let mut board = Board::new(geometry);
+        for (y, row) in rows.iter().enumerate() {
+            if row.chars().count() != rows.len() {
+                return None;
+            }
+            for (x, ch) in row.chars().enumerate() {
+                let stone = match ch {
+                    'X' => Some(Color::Black),
+                    'O' => Some(Color::White),
+                    '.' | '+' => None,
+                    _ => return None,
+                };
+                if stone.is_some() {
+                    board.set_stone(geometry.point(x, y)?, stone);
+                }
+            }
+        }
+        Some(board)
+    }
+
     /// The board's geometry.
     #[inline]
     pub fn geometry(&self) -> Geometry {

@@ -66,3 +66,19 @@ fn liberties_after_and_self_atari() {
     );
     assert_eq!(b.liberties_after(p(3, 3), Color::Black, 2), 2, "capped");
 }
+
+#[test]
+fn diagrams_round_trip_and_reject_garbage() {
+    let b = Board::from_diagram(&["X.O", ".+.", "O.X"]).unwrap();
+    assert_eq!(format!("{b:?}"), "X.O\n...\nO.X\n");
+    b.assert_consistent();
+    assert!(
+        Board::from_diagram(&["X.", "..", ".."]).is_none(),
+        "not square"
+    );
+    assert!(
+        Board::from_diagram(&["X?", ".."]).is_none(),
+        "unknown character"
+    );
+    assert!(Board::from_diagram(&["."]).is_none(), "too small");
+}

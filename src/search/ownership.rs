@@ -7,9 +7,9 @@
 //! [`crate::score::area_margin_fast`], which playouts reach once only eyes are
 //! left).
 
-use crate::board::{Board, Color, Point, Stone, CELLS};
+use crate::board::{Board, Color, Point, CELLS};
 use crate::rules::Scoring;
-use crate::score::count;
+use crate::score::{count, playout_owner};
 
 /// A chain is dead when its mean ownership, seen from its own colour, is below this.
 pub const DEAD_BELOW: f64 = -0.4;
@@ -46,15 +46,7 @@ impl OwnershipMap {
     pub fn add(&mut self, board: &Board) -> i32 {
         let mut margin = 0;
         for p in board.geometry().points() {
-            let owner = match board.at(p) {
-                Stone::Black => 1,
-                Stone::White => -1,
-                _ => {
-                    let b = board.neighbor_count(p, Stone::Black);
-                    let w = board.neighbor_count(p, Stone::White);
-                    (b > 0 && w == 0) as i32 - (w > 0 && b == 0) as i32
-                }
-            };
+            let owner = playout_owner(board, p);
             self.sums[p.index()] += owner;
             margin += owner;
         }

@@ -22,10 +22,7 @@ impl std::fmt::Display for PlayoutRate {
         write!(
             f,
             "{s}x{s} {} playouts: {:.0} playouts/s, {:.0} moves/playout, {:.0} ns/move",
-            match self.policy {
-                Policy::Light => "light",
-                Policy::Heavy => "heavy",
-            },
+            self.policy.name(),
             self.playouts_per_sec,
             self.moves_per_playout,
             self.ns_per_move,
@@ -155,10 +152,7 @@ impl std::fmt::Display for SearchRate {
         write!(
             f,
             "{s}x{s} search ({} playouts, 1 thread): {:.0} playouts/s",
-            match self.policy {
-                Policy::Light => "light",
-                Policy::Heavy => "heavy",
-            },
+            self.policy.name(),
             self.playouts_per_sec,
             s = self.size
         )

@@ -89,6 +89,21 @@ pub fn random_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<
 pub enum Policy {
     Light,
     Heavy,
+    /// For counting finished games: heavy, but it passes rather than put a
+    /// chain of two or more stones into atari ([`settling_move`]), so a seki
+    /// or a capture race that neither side should start stays as it is.
+    Settling,
+}
+
+impl Policy {
+    /// The policy's name, as in `--playouts-policy`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Light => "light",
+            Policy::Heavy => "heavy",
+            Policy::Settling => "settling",
+        }
+    }
 }
 
 /// Percent chance of trying each heavy rule before falling back to the next.
@@ -109,6 +124,21 @@ pub fn random_safe_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Op
             && !board.is_group_self_atari(p, color)
     })
     .or_else(|| random_move(board, color, rng))
+}
+
+/// A random move for settling a finished game: like [`random_safe_move`]
+/// without the last resort, and never into a point surrounded by own stones
+/// (false eyes included: filling one takes a liberty from the own chains
+/// around it, which can turn a won capture race into a seki; when the
+/// opponent threatens the connection, [`atari_answers`] fills it). `None` when
+/// no such move is left.
+#[inline]
+fn random_settling_move(board: &Board, color: Color, rng: &mut PlayoutRng) -> Option<Point> {
+    random_point_where(board, rng, |p| {
+        !board.is_eyelike(p, color)
+            && board.is_legal_simple(p, color)
+            && !board.is_group_self_atari(p, color)
+    })
 }
 
 /// Local answers to the opponent's last move at `last`: captures of attackers
@@ -173,21 +203,44 @@ pub fn heavy_move(
     last: Option<Point>,
     rng: &mut PlayoutRng,
 ) -> Option<Point> {
-    if let Some(last) = last {
-        if rng.below(100) < ATARI_RATE {
-            let answers = atari_answers(board, color, last);
-            if !answers.is_empty() {
-                return Some(answers[rng.below(answers.len())]);
-            }
-        }
-        if rng.below(100) < PATTERN_RATE {
-            let answers = pattern_answers(board, color, last);
-            if !answers.is_empty() {
-                return Some(answers[rng.below(answers.len())]);
-            }
+    local_answer(board, color, last, rng).or_else(|| random_safe_move(board, color, rng))
+}
+
+/// The settling policy's move: [`heavy_move`]'s local answers, else
+/// [`random_settling_move`]; it passes rather than put a chain of two or more
+/// stones into atari or fill a point surrounded by its own stones.
+pub fn settling_move(
+    board: &Board,
+    color: Color,
+    last: Option<Point>,
+    rng: &mut PlayoutRng,
+) -> Option<Point> {
+    local_answer(board, color, last, rng).or_else(|| random_settling_move(board, color, rng))
+}
+
+/// The heavy rules that answer the last move: atari answers, then 3×3 shapes,
+/// each tried with its rate.
+#[inline]
+fn local_answer(
+    board: &Board,
+    color: Color,
+    last: Option<Point>,
+    rng: &mut PlayoutRng,
+) -> Option<Point> {
+    let last = last?;
+    if rng.below(100) < ATARI_RATE {
+        let answers = atari_answers(board, color, last);
+        if !answers.is_empty() {
+            return Some(answers[rng.below(answers.len())]);
         }
     }
-    random_safe_move(board, color, rng)
+    if rng.below(100) < PATTERN_RATE {
+        let answers = pattern_answers(board, color, last);
+        if !answers.is_empty() {
+            return Some(answers[rng.below(answers.len())]);
+        }
+    }
+    None
 }
 
 /// Chooses playout moves. Must only return empty points that `color` may play
@@ -215,6 +268,7 @@ impl MovePolicy for Policy {
         match self {
             Policy::Light => random_move(board, color, rng),
             Policy::Heavy => heavy_move(board, color, last, rng),
+            Policy::Settling => settling_move(board, color, last, rng),
         }
     }
 }

@@ -430,3 +430,23 @@ fn pondering_searches_between_commands_and_stays_in_sync() {
     assert_eq!(stones, 3, "pondering never plays a move\n{board}");
     e.ok("quit");
 }
+
+/// Finished games from `sgf/scoring/` whose count hangs on a capture race:
+/// the dead stones, and the score that follows, must match GNU Go's.
+#[test]
+fn final_score_settles_capture_races() {
+    let file = |name: &str| format!("{}/sgf/scoring/{name}", env!("CARGO_MANIFEST_DIR"));
+    let mut e = Engine::spawn(&[]);
+    // Black B2-C2 and White's bottom chain share C1 and C3: whoever moves,
+    // Black dies (White's A1 would only turn it into a seki, so it is not
+    // played).
+    e.ok(&format!("loadsgf {}", file("capture-race-b2c2-dead.sgf")));
+    assert_eq!(e.ok("final_status_list dead"), "B2 C2");
+    assert_eq!(e.ok("final_score"), "B+2");
+    // White A8-B8 and Black B9 share their last liberty A9; Black's capture
+    // there is safe, White's is not.
+    e.ok(&format!("loadsgf {}", file("shared-liberty-a8b8-dead.sgf")));
+    let dead = e.ok("final_status_list dead");
+    assert!(dead.lines().any(|l| l == "A8 B8"), "{dead:?}");
+    assert_eq!(e.ok("final_score"), "B+2");
+}

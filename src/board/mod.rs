@@ -279,13 +279,13 @@ impl Board {
     }
 
     /// Liberties the chain of a new `color` stone on the empty point `p` would
-    /// have, counted up to `cap` (the answer is `min(true count, cap)` when no
-    /// capture happens). Stones that the move captures count as liberties only
-    /// where they touch `p`, so with captures the figure can be low but is never
-    /// above the truth. Costs walks of the adjacent friendly chains, stopping
-    /// early at `cap`.
+    /// have, counted up to `cap`: `min(true count, cap)`, captures included
+    /// (a captured stone frees a liberty where it touches `p` or one of the own
+    /// chains that `p` joins). Costs walks of the adjacent friendly chains,
+    /// stopping early at `cap`, and of the captured chains.
     pub fn liberties_after(&self, p: Point, color: Color, cap: usize) -> usize {
         let mut libs: SmallVec<[Point; 8]> = SmallVec::new();
+        let mut captures = false;
         for n in p.neighbors() {
             match self.cells[n.index()] {
                 Stone::Empty => {
@@ -301,15 +301,31 @@ impl Board {
                         }
                     }
                 }
-                _ => {
-                    // An opponent chain in atari is captured: its stone on n frees n.
-                    if self.libs[self.head[n.index()] as usize] == 1 && !libs.contains(&n) {
-                        libs.push(n);
-                    }
-                }
+                _ => captures |= self.libs[self.head[n.index()] as usize] == 1,
             }
             if libs.len() >= cap {
                 return cap;
+            }
+        }
+        if captures {
+            let own = self.adjacent_heads(p, color);
+            for head in self.adjacent_heads(p, color.opp()) {
+                if self.libs[head as usize] != 1 {
+                    continue;
+                }
+                for s in self.chain_stones(Point::from_index(head as usize)) {
+                    let frees = s.neighbors().iter().any(|&m| {
+                        m == p
+                            || (self.cells[m.index()] == color.stone()
+                                && own.contains(&self.head[m.index()]))
+                    });
+                    if frees && !libs.contains(&s) {
+                        libs.push(s);
+                        if libs.len() >= cap {
+                            return cap;
+                        }
+                    }
+                }
             }
         }
         libs.len()

@@ -68,6 +68,72 @@ fn liberties_after_and_self_atari() {
 }
 
 #[test]
+fn liberties_after_counts_what_captures_free() {
+    // White A8-B8 and Black B9 share their last liberty A9. Black A9 captures
+    // both white stones: A8 touches A9 and B8 touches B9, so the new chain
+    // A9-B9 has two liberties and is no self-atari. White A9 captures B9 only
+    // and keeps one.
+    let b = Board::from_diagram(&[
+        ".XO......",
+        "OOXO.....",
+        "XXXX.....",
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+    ])
+    .unwrap();
+    let a9 = b.geometry().point(0, 0).unwrap();
+    assert_eq!(b.liberties_after(a9, Color::Black, 8), 2);
+    assert!(!b.is_group_self_atari(a9, Color::Black));
+    assert_eq!(b.liberties_after(a9, Color::White, 8), 1);
+    assert!(b.is_group_self_atari(a9, Color::White));
+}
+
+#[test]
+fn liberties_after_matches_playing_the_move() {
+    use crate::playout::{random_move, PlayoutRng};
+    let mut rng = PlayoutRng::new(11);
+    let mut checked_captures = 0;
+    for size in [5, 7, 9] {
+        for _game in 0..40 {
+            let mut b = Board::new(g(size));
+            let mut color = Color::Black;
+            for _ in 0..3 * size * size {
+                for i in 0..b.num_empty() {
+                    let q = b.empty_point(i);
+                    if !b.is_legal_simple(q, color) {
+                        continue;
+                    }
+                    let mut after = b.clone();
+                    let captures_before = after.captures(color);
+                    after.play(q, color);
+                    checked_captures += (after.captures(color) > captures_before) as u32;
+                    let truth = after.liberties(q);
+                    for cap in [2, 3, 100] {
+                        assert_eq!(
+                            b.liberties_after(q, color, cap),
+                            truth.min(cap),
+                            "{color:?} at {q:?} (cap {cap}) on\n{b:?}"
+                        );
+                    }
+                }
+                match random_move(&b, color, &mut rng) {
+                    Some(q) => {
+                        b.play(q, color);
+                    }
+                    None => b.clear_ko(),
+                }
+                color = color.opp();
+            }
+        }
+    }
+    assert!(checked_captures > 100, "{checked_captures} capturing moves");
+}
+
+#[test]
 fn diagrams_round_trip_and_reject_garbage() {
     let b = Board::from_diagram(&["X.O", ".+.", "O.X"]).unwrap();
     assert_eq!(format!("{b:?}"), "X.O\n...\nO.X\n");

@@ -364,22 +364,30 @@ impl<P: MovePolicy> MctsEngine<P> {
         }
     }
 
-    /// Ownership from `dead_stone_playouts` playouts of `game`'s position.
+    /// Ownership from `dead_stone_playouts` settling playouts of `game`'s
+    /// position ([`Policy::Settling`]: nobody throws a chain into atari, so
+    /// sekis and capture races that neither side should start stand), half
+    /// with each colour to move first, so that the count of a finished game
+    /// does not hang on whose turn it would be.
     fn playout_ownership(&self, game: &Game) -> OwnershipMap {
         let mut map = OwnershipMap::default();
         let mut rng = PlayoutRng::new(self.config.seed ^ 0xdead);
-        let mut policy = self.policy.clone();
         let cap = crate::playout::default_max_moves(game.board());
-        for _ in 0..self.config.dead_stone_playouts.max(1) {
+        let last = game.last_turn().and_then(|t| match t.mv {
+            Move::Play(p) => Some(p),
+            Move::Pass => None,
+        });
+        for i in 0..self.config.dead_stone_playouts.max(2) {
             let mut b = game.board().clone();
-            let last = game.last_turn().and_then(|t| match t.mv {
-                Move::Play(p) => Some(p),
-                Move::Pass => None,
-            });
+            let (first, last) = if i % 2 == 0 {
+                (game.to_move(), last)
+            } else {
+                (game.to_move().opp(), None)
+            };
             play_out(
-                &mut policy,
+                &mut Policy::Settling,
                 &mut b,
-                game.to_move(),
+                first,
                 last,
                 &mut rng,
                 cap,

@@ -56,6 +56,10 @@ struct EngineArgs {
     /// Resign when the win rate stays below this (0 = never resign).
     #[arg(long, default_value_t = 0.1)]
     resign_threshold: f64,
+    /// Weight of the final margin in a playout's value, 0..1 (0 = win or
+    /// loss only). Any win still outweighs any loss.
+    #[arg(long, default_value_t = 0.25)]
+    score_weight: f64,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
     #[arg(long)]
@@ -154,6 +158,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         tt_mb: args.tt_mb as usize,
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
+        score_weight: args.score_weight.clamp(0.0, 0.5),
         playout_policy: match args.playouts_policy {
             PlayoutArg::Light => Policy::Light,
             PlayoutArg::Heavy => Policy::Heavy,

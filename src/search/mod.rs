@@ -83,6 +83,13 @@ pub struct SearchConfig {
     pub report_interval: Duration,
     /// Playouts behind `dead_stones`.
     pub dead_stone_playouts: u32,
+    /// Weight of the final margin in a playout's value (0: win or loss only).
+    /// A win is worth `1 - w + w * m`, a loss `w * m`, where `m` in 0..=1
+    /// grows with Black's margin ([`mcts::playout_value`]); so any win still
+    /// beats any loss, but among won (or lost) lines the search prefers the
+    /// bigger margin, and keeps playing sensible moves when far ahead or
+    /// behind, in handicap games for one.
+    pub score_weight: f64,
 }
 
 impl Default for SearchConfig {
@@ -102,6 +109,7 @@ impl Default for SearchConfig {
             playout_policy: Policy::Heavy,
             report_interval: Duration::from_millis(500),
             dead_stone_playouts: 2000,
+            score_weight: 0.25,
         }
     }
 }
@@ -180,7 +188,8 @@ impl<P: MovePolicy> MctsEngine<P> {
     ) -> Report {
         let start = Instant::now();
         self.searches += 1;
-        let root = Root::new(game, color, &self.config);
+        let mut root = Root::new(game, color, &self.config);
+        root.score_center = self.expected_margin(&root);
         {
             let mut t = lock(&self.tree);
             t.table.new_search();
@@ -226,15 +235,51 @@ impl<P: MovePolicy> MctsEngine<P> {
                 }
                 if last_report.elapsed() >= interval {
                     last_report = Instant::now();
-                    let report = Self::report(&lock(tree), root_ref);
+                    let report = Self::report(&lock(tree), root_ref, cfg);
                     progress(&report);
                 }
             }
             done.store(true, Ordering::Relaxed);
         });
-        let report = Self::report(&lock(tree), &root);
+        let report = Self::report(&lock(tree), &root, &self.config);
         progress(&report);
         report
+    }
+
+    /// Black's expected margin (komi included) in the root position: the
+    /// table's estimate when the root has been searched enough, else the mean
+    /// of a few playouts.
+    fn expected_margin(&self, root: &Root) -> f64 {
+        const ENOUGH: u32 = 200;
+        if self.config.score_weight == 0.0 {
+            return 0.0;
+        }
+        {
+            let t = lock(&self.tree);
+            if let Some(slot) = t.table.find(root.key, NO_SLOT) {
+                let n = t.table.node(slot);
+                if n.score_n >= ENOUGH {
+                    return n.score();
+                }
+            }
+        }
+        let mut rng = PlayoutRng::new(self.config.seed ^ self.searches);
+        let mut policy = self.policy.clone();
+        let mut sum = 0.0;
+        for _ in 0..ENOUGH {
+            let mut b = root.board.clone();
+            play_out(
+                &mut policy,
+                &mut b,
+                root.color,
+                None,
+                &mut rng,
+                root.max_playout_moves,
+                |_, _| {},
+            );
+            sum += crate::score::area_margin_fast(&b) as f64;
+        }
+        sum / ENOUGH as f64 - root.game.komi()
     }
 
     /// Whether the limits are reached or the best root move can no longer change.
@@ -288,14 +333,15 @@ impl<P: MovePolicy> MctsEngine<P> {
     }
 
     /// The state of the search at the root.
-    fn report(t: &Tree, root: &Root) -> Report {
+    fn report(t: &Tree, root: &Root, cfg: &SearchConfig) -> Report {
         let color = root.color;
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
         let to_color = |black_q: f64| {
+            let black_winrate = mcts::winrate_of(black_q, cfg.score_weight);
             if color == Color::Black {
-                black_q
+                black_winrate
             } else {
-                1.0 - black_q
+                1.0 - black_winrate
             }
         };
         let mut report = Report {

@@ -60,7 +60,8 @@ impl Node {
         self.own_n + self.child_n
     }
 
-    /// Q: Black's winning probability, or 0.5 with no visits.
+    /// Q: Black's value, or 0.5 with no visits: the winning probability,
+    /// blended with the margin by [`super::SearchConfig::score_weight`].
     #[inline]
     pub fn value(&self) -> f64 {
         let n = self.visits();

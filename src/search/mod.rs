@@ -85,10 +85,11 @@ pub struct SearchConfig {
     pub dead_stone_playouts: u32,
     /// Weight of the final margin in a playout's value (0: win or loss only).
     /// A win is worth `1 - w + w * m`, a loss `w * m`, where `m` in 0..=1
-    /// grows with Black's margin ([`mcts::playout_value`]); so any win still
-    /// beats any loss, but among won (or lost) lines the search prefers the
-    /// bigger margin, and keeps playing sensible moves when far ahead or
-    /// behind, in handicap games for one.
+    /// grows with Black's margin around the position's expected margin
+    /// ([`mcts::playout_value`]); so any win still beats any loss, but among
+    /// won (or lost) lines the search prefers the bigger margin, and keeps
+    /// playing sensible moves when far ahead or behind, in handicap games
+    /// for one.
     pub score_weight: f64,
 }
 

@@ -313,3 +313,31 @@ fn resigns_when_lost_but_not_in_the_opening_nor_when_told_not_to() {
     let (d, _) = genmove(&mut engine(4, true), &late, Color::Black, &no_resign);
     assert_ne!(d, Decision::Resign);
 }
+
+/// The score utility must not bend the reported win rate: in a position every
+/// playout wins, the winner's win rate is about 1 (and a finite number, komi
+/// 0 included), whatever `score_weight` is and whichever colour wins.
+#[test]
+fn a_won_position_reports_a_win_rate_near_one() {
+    let won_by_black = LOST.map(|row| row.replace('O', "X"));
+    let won_by_black: Vec<&str> = won_by_black.iter().map(String::as_str).collect();
+    for (rows, winner) in [(&LOST[..], Color::White), (&won_by_black[..], Color::Black)] {
+        for komi in [0.5, 0.0] {
+            for score_weight in [0.0, 0.25, 0.5] {
+                let game = position(rows, winner, komi, 14);
+                let mut e = MctsEngine::new(SearchConfig {
+                    tt_mb: 4,
+                    score_weight,
+                    resign_threshold: 0.0,
+                    ..SearchConfig::default()
+                });
+                let (_, r) = genmove(&mut e, &game, winner, &with_playouts(500));
+                assert!(
+                    r.winrate > 0.95,
+                    "{winner:?}, komi {komi}, weight {score_weight}: {}",
+                    r.winrate
+                );
+            }
+        }
+    }
+}

@@ -489,9 +489,9 @@ impl<P: MovePolicy> Worker<P> {
             Leaf::Playout(slot) => {
                 t.playouts += 1;
                 let margin = t.ownership.add(&self.board) as f64 - komi;
-                let area = self.board.geometry().area() as f64;
+                let size = self.board.geometry().size() as f64;
                 // Also the AMAF value: RAVE must blend like with like.
-                let v = playout_value(margin, area, komi, cfg.score_weight);
+                let v = playout_value(margin, root.score_center, size, cfg.score_weight);
                 let q = match slot.filter(|&s| t.table.node(s).key != 0) {
                     Some(s) => {
                         let n = t.table.node_mut(s);

@@ -431,8 +431,9 @@ fn pondering_searches_between_commands_and_stays_in_sync() {
     e.ok("quit");
 }
 
-/// Finished games from `sgf/scoring/` whose count hangs on a capture race:
-/// the dead stones, and the score that follows, must match GNU Go's.
+/// Finished games from `sgf/scoring/` whose count hangs on a capture race or
+/// an open invasion: the dead stones, and the score that follows, must match
+/// GNU Go's.
 #[test]
 fn final_score_settles_capture_races() {
     let file = |name: &str| format!("{}/sgf/scoring/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -449,4 +450,11 @@ fn final_score_settles_capture_races() {
     let dead = e.ok("final_status_list dead");
     assert!(dead.lines().any(|l| l == "A8 B8"), "{dead:?}");
     assert_eq!(e.ok("final_score"), "B+2");
+    // White B4 and C3 sit in Black's wide-open lower left: settling playouts
+    // rarely kill them, the search of Black (to move) does, as GNU Go says.
+    e.ok(&format!("loadsgf {}", file("invader-b4-c3-dead.sgf")));
+    let dead = e.ok("final_status_list dead");
+    assert!(dead.lines().any(|l| l == "B4"), "{dead:?}");
+    assert!(dead.lines().any(|l| l == "C3"), "{dead:?}");
+    assert_eq!(e.ok("final_score"), "0");
 }

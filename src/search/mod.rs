@@ -545,8 +545,27 @@ impl<P: MovePolicy> Engine for MctsEngine<P> {
         self.search(game, color, rule, stop, interval, progress);
     }
 
+    /// Settling playouts decide, a short search of the player to move is the
+    /// second opinion on chains they leave in doubt
+    /// ([`OwnershipMap::dead_stones_checked`]).
     fn dead_stones(&mut self, game: &Game) -> Vec<Point> {
-        self.playout_ownership(game).dead_stones(game.board())
+        let settling = self.playout_ownership(game);
+        let rule = StopRule {
+            playouts: Some(u64::from(self.config.dead_stone_playouts)),
+            time: None,
+            early: false,
+        };
+        let never = AtomicBool::new(false);
+        self.search(
+            game,
+            game.to_move(),
+            rule,
+            &never,
+            Duration::MAX,
+            &mut |_| {},
+        );
+        let searched = lock(&self.tree).ownership.clone();
+        settling.dead_stones_checked(game.board(), &searched)
     }
 
     fn clear(&mut self) {

@@ -84,11 +84,33 @@ impl OwnershipMap {
     /// The stones of chains whose mean ownership favours the opponent (below
     /// [`DEAD_BELOW`] from the chain's point of view).
     pub fn dead_stones(&self, board: &Board) -> Vec<Point> {
+        let own = self.chain_means(board);
+        stones_where(board, |p| own[p.index()] < DEAD_BELOW)
+    }
+
+    /// Dead stones by this map, with `searched` as a second opinion on the
+    /// chains this map leaves in doubt: a chain is dead when this map says
+    /// so, or when it leans to the opponent here (mean below 0) and
+    /// `searched` says it is dead. Settling playouts (this map) keep sekis
+    /// and races that nobody should start, but their random moves rarely
+    /// kill an invader in a wide-open area; a search, whose tree plays the
+    /// killing moves, sees those.
+    pub fn dead_stones_checked(&self, board: &Board, searched: &OwnershipMap) -> Vec<Point> {
+        let (own, second) = (self.chain_means(board), searched.chain_means(board));
+        stones_where(board, |p| {
+            let (own, second) = (own[p.index()], second[p.index()]);
+            own < DEAD_BELOW || (own < 0.0 && second < DEAD_BELOW)
+        })
+    }
+
+    /// Every stone's chain mean ownership, from the chain's own colour's
+    /// point of view (0 for empty points and without playouts).
+    fn chain_means(&self, board: &Board) -> Vec<f64> {
+        let mut means = vec![0.0; CELLS];
         if self.playouts == 0 {
-            return Vec::new();
+            return means;
         }
         let mut seen = [false; CELLS];
-        let mut dead = Vec::new();
         for p in board.geometry().points() {
             let Some(c) = board.at(p).color() else {
                 continue;
@@ -103,12 +125,11 @@ impl OwnershipMap {
                 sum += sign * self.black(s);
                 n += 1;
             }
-            if sum / (n as f64) < DEAD_BELOW {
-                dead.extend(board.chain_stones(p));
+            for s in board.chain_stones(p) {
+                means[s.index()] = sum / n as f64;
             }
         }
-        dead.sort();
-        dead
+        means
     }
 
     /// Black's margin after komi if the game ended now with the dead stones
@@ -116,6 +137,15 @@ impl OwnershipMap {
     pub fn settled_margin(&self, board: &Board, scoring: Scoring, komi: f64) -> f64 {
         count(board, &self.dead_stones(board)).0.margin(scoring) - komi
     }
+}
+
+/// The stones of `board`, in point order, for which `dead` holds.
+fn stones_where(board: &Board, dead: impl Fn(Point) -> bool) -> Vec<Point> {
+    board
+        .geometry()
+        .points()
+        .filter(|&p| board.at(p).color().is_some() && dead(p))
+        .collect()
 }
 
 #[cfg(test)]
@@ -156,5 +186,41 @@ mod tests {
         let own = map.for_color(&b, Color::White);
         assert_eq!(own.len(), 49);
         assert!(own[48] > 0.6);
+    }
+
+    /// A map whose every playout ends with `owner` (Black +1, White -1) at
+    /// `p`, in `hits` of `playouts`, and unowned elsewhere.
+    fn map_with(p: Point, owner: i32, hits: i32, playouts: u32) -> OwnershipMap {
+        let mut map = OwnershipMap::default();
+        map.sums[p.index()] = owner * hits;
+        map.playouts = playouts;
+        map
+    }
+
+    #[test]
+    fn the_search_decides_only_the_chains_settling_leaves_in_doubt() {
+        let g = Geometry::new(5).unwrap();
+        let mut b = Board::new(g);
+        let stone = g.point(1, 1).unwrap();
+        b.set_stone(stone, Some(Color::White));
+        let searched_dead = map_with(stone, 1, 90, 100);
+        // Settling leans to Black (mean -0.2 for White): the search decides.
+        let leaning = map_with(stone, 1, 20, 100);
+        assert_eq!(leaning.dead_stones(&b), vec![]);
+        assert_eq!(leaning.dead_stones_checked(&b, &searched_dead), vec![stone]);
+        assert_eq!(
+            leaning.dead_stones_checked(&b, &map_with(stone, 1, 30, 100)),
+            vec![],
+            "a search in doubt too leaves the stone alive"
+        );
+        // Settling keeps it White's (a seki, say): the search cannot kill it.
+        let alive = map_with(stone, -1, 10, 100);
+        assert_eq!(alive.dead_stones_checked(&b, &searched_dead), vec![]);
+        // Settling kills it: no second opinion needed.
+        let dead = map_with(stone, 1, 60, 100);
+        assert_eq!(
+            dead.dead_stones_checked(&b, &OwnershipMap::default()),
+            vec![stone]
+        );
     }
 }

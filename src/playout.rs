@@ -309,6 +309,27 @@ pub fn play_out<P: MovePolicy>(
     moves
 }
 
+/// Plays `n` playouts from copies of `board` with `policy`, playout `i`
+/// starting as `start(i)` says (player to move, last move), and hands each
+/// end position to `end`.
+#[allow(clippy::too_many_arguments)]
+pub fn sample_playouts<P: MovePolicy>(
+    policy: &mut P,
+    board: &Board,
+    n: u32,
+    start: impl Fn(u32) -> (Color, Option<Point>),
+    rng: &mut PlayoutRng,
+    max_moves: u32,
+    mut end: impl FnMut(&Board),
+) {
+    for i in 0..n {
+        let mut b = board.clone();
+        let (to_move, last) = start(i);
+        play_out(policy, &mut b, to_move, last, rng, max_moves, |_, _| {});
+        end(&b);
+    }
+}
+
 /// Plays `board` out with `policy` (see [`play_out`]) and counts the end.
 pub fn playout(
     board: &mut Board,

@@ -35,8 +35,7 @@ pub mod tt;
 use crate::board::{Color, Move, Point};
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
 use crate::game::Game;
-use crate::playout::PlayoutRng;
-use crate::playout::{play_out, MovePolicy, Policy};
+use crate::playout::{sample_playouts, MovePolicy, PlayoutRng, Policy};
 use crate::priors::PriorWeights;
 use mcts::{Root, Tree, Worker};
 use ownership::OwnershipMap;
@@ -265,21 +264,16 @@ impl<P: MovePolicy> MctsEngine<P> {
             }
         }
         let mut rng = PlayoutRng::new(self.config.seed ^ self.searches);
-        let mut policy = self.policy.clone();
         let mut sum = 0.0;
-        for _ in 0..ENOUGH {
-            let mut b = root.board.clone();
-            play_out(
-                &mut policy,
-                &mut b,
-                root.color,
-                None,
-                &mut rng,
-                root.max_playout_moves,
-                |_, _| {},
-            );
-            sum += crate::score::area_margin_fast(&b) as f64;
-        }
+        sample_playouts(
+            &mut self.policy.clone(),
+            &root.board,
+            ENOUGH,
+            |_| (root.color, None),
+            &mut rng,
+            root.max_playout_moves,
+            |end| sum += crate::score::area_margin_fast(end) as f64,
+        );
         sum / ENOUGH as f64 - root.game.komi()
     }
 
@@ -424,24 +418,24 @@ impl<P: MovePolicy> MctsEngine<P> {
             Move::Play(p) => Some(p),
             Move::Pass => None,
         });
-        for i in 0..self.config.dead_stone_playouts.max(2) {
-            let mut b = game.board().clone();
-            let (first, last) = if i % 2 == 0 {
-                (game.to_move(), last)
-            } else {
-                (game.to_move().opp(), None)
-            };
-            play_out(
-                &mut Policy::Settling,
-                &mut b,
-                first,
-                last,
-                &mut rng,
-                cap,
-                |_, _| {},
-            );
-            map.add(&b);
-        }
+        let (to_move, n) = (game.to_move(), self.config.dead_stone_playouts.max(2));
+        sample_playouts(
+            &mut Policy::Settling,
+            game.board(),
+            n,
+            |i| {
+                if i % 2 == 0 {
+                    (to_move, last)
+                } else {
+                    (to_move.opp(), None)
+                }
+            },
+            &mut rng,
+            cap,
+            |end| {
+                map.add(end);
+            },
+        );
         map
     }
 

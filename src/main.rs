@@ -60,6 +60,10 @@ struct EngineArgs {
     /// loss only). Any win still outweighs any loss.
     #[arg(long, default_value_t = 0.25)]
     score_weight: f64,
+    /// RAVE equivalence: about how many playouts an AMAF estimate is worth
+    /// (for tuning matches).
+    #[arg(long, default_value_t = SearchConfig::default().rave_equiv)]
+    rave_equiv: f32,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
     #[arg(long)]
@@ -159,6 +163,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
         score_weight: args.score_weight.clamp(0.0, 0.5),
+        rave_equiv: args.rave_equiv,
         playout_policy: match args.playouts_policy {
             PlayoutArg::Light => Policy::Light,
             PlayoutArg::Heavy => Policy::Heavy,

@@ -64,6 +64,9 @@ struct EngineArgs {
     /// (for tuning matches).
     #[arg(long, default_value_t = SearchConfig::default().rave_equiv)]
     rave_equiv: f32,
+    /// UCB exploration constant (0: RAVE and priors explore; for tuning matches).
+    #[arg(long, default_value_t = SearchConfig::default().exploration)]
+    exploration: f32,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
     #[arg(long)]
@@ -164,6 +167,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         transpositions: !args.plain_tree,
         score_weight: args.score_weight.clamp(0.0, 0.5),
         rave_equiv: args.rave_equiv,
+        exploration: args.exploration.max(0.0),
         playout_policy: match args.playouts_policy {
             PlayoutArg::Light => Policy::Light,
             PlayoutArg::Heavy => Policy::Heavy,

@@ -312,7 +312,6 @@ pub fn play_out<P: MovePolicy>(
 /// Plays `n` playouts from copies of `board` with `policy`, playout `i`
 /// starting as `start(i)` says (player to move, last move), and hands each
 /// end position to `end`.
-#[allow(clippy::too_many_arguments)]
 pub fn sample_playouts<P: MovePolicy>(
     policy: &mut P,
     board: &Board,

@@ -352,6 +352,8 @@ fn help_documents_every_engine_flag() {
         "--resign-threshold",
         "--plain-tree",
         "--playouts-policy",
+        "--rave-equiv",
+        "--exploration",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
     }
@@ -372,12 +374,14 @@ fn help_documents_every_engine_flag() {
     assert_eq!(e.ok("final_score"), "W+7.5", "the preset's komi");
 }
 
-/// The search variants used in comparison matches answer GTP like the default.
+/// The search variants used in comparison and tuning matches answer GTP
+/// like the default.
 #[test]
 fn plain_tree_and_light_playouts_play_legal_moves() {
     for variant in [
         ["--plain-tree"].as_slice(),
         ["--playouts-policy", "light"].as_slice(),
+        ["--rave-equiv", "1000", "--exploration", "0.2"].as_slice(),
     ] {
         let mut e = Engine::spawn(&[variant, &["--size", "9"]].concat());
         let mut stones = 0;

@@ -248,15 +248,24 @@ fn genmove_analyze_ends_with_play() {
     if mv != "pass" {
         assert_eq!(e.fail(&format!("play w {mv}")), "illegal move");
     }
-    e.send("3 kata-genmove_analyze w");
+    // Interval 0: no line while thinking, and one with the final state.
+    e.send("3 kata-genmove_analyze w 0");
     assert_eq!(e.line(), "=3\n");
-    loop {
+    let mut infos = Vec::new();
+    let played = loop {
         let l = e.line();
-        if l.starts_with("play ") {
-            break;
+        if let Some(m) = l.strip_prefix("play ") {
+            break m.trim().to_string();
         }
-    }
+        infos.push(l);
+    };
     assert_eq!(e.line(), "\n");
+    assert_eq!(infos.len(), 1, "{infos:?}");
+    assert!(
+        infos[0].starts_with(&format!("info move {played} ")),
+        "the final line leads with the move played, {played}: {}",
+        infos[0]
+    );
     e.ok("undo");
     e.ok("undo");
     assert_eq!(e.fail("undo"), "cannot undo");

@@ -365,7 +365,10 @@ impl Session {
             allow_resign: play && !cleanup,
         };
         let started = Instant::now();
-        let (decision, _report) = self.think(StopOn::CommentLine, |engine, game, stop, out| {
+        let decision = self.think(StopOn::CommentLine, |engine, game, stop, out| {
+            // The visits of the last `info` line written, so that the final
+            // state is written once, after the search, whatever the interval.
+            let mut written: Option<u64> = None;
             let mut last: Option<Instant> = None;
             let mut progress = |report: &Report| {
                 let Some((flavor, args)) = analysis else {
@@ -380,9 +383,18 @@ impl Session {
                 last = Some(Instant::now());
                 if let Some(line) = analysis::info_line(report, color, args, flavor, game) {
                     write_line(out, &line);
+                    written = Some(report.visits);
                 }
             };
-            engine.genmove(game, color, &options, stop, &mut progress)
+            let (decision, report) = engine.genmove(game, color, &options, stop, &mut progress);
+            if let Some((flavor, args)) = analysis {
+                if written != Some(report.visits) {
+                    if let Some(line) = analysis::info_line(&report, color, args, flavor, game) {
+                        write_line(out, &line);
+                    }
+                }
+            }
+            decision
         });
         if play {
             self.clock.spend(color, started.elapsed());

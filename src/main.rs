@@ -6,6 +6,7 @@ use std::time::Duration;
 use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::playout::Policy;
+use tengen::priors::PriorWeights;
 use tengen::rules::Preset;
 use tengen::search::{MctsEngine, SearchConfig};
 
@@ -67,6 +68,10 @@ struct EngineArgs {
     /// UCB exploration constant (0: RAVE and priors explore; for tuning matches).
     #[arg(long, default_value_t = SearchConfig::default().exploration)]
     exploration: f32,
+    /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
+    /// the first move (0 = off; for tuning matches).
+    #[arg(long, default_value_t = PriorWeights::default().opening_sense)]
+    opening_sense: f32,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
     #[arg(long)]
@@ -168,6 +173,10 @@ fn gtp(args: EngineArgs) -> ExitCode {
         score_weight: args.score_weight.clamp(0.0, 0.5),
         rave_equiv: args.rave_equiv,
         exploration: args.exploration.max(0.0),
+        priors: PriorWeights {
+            opening_sense: args.opening_sense.max(0.0),
+            ..PriorWeights::default()
+        },
         playout_policy: match args.playouts_policy {
             PlayoutArg::Light => Policy::Light,
             PlayoutArg::Heavy => Policy::Heavy,

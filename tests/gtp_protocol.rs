@@ -354,6 +354,7 @@ fn help_documents_every_engine_flag() {
         "--playouts-policy",
         "--rave-equiv",
         "--exploration",
+        "--opening-sense",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
     }
@@ -382,6 +383,7 @@ fn plain_tree_and_light_playouts_play_legal_moves() {
         ["--plain-tree"].as_slice(),
         ["--playouts-policy", "light"].as_slice(),
         ["--rave-equiv", "1000", "--exploration", "0.2"].as_slice(),
+        ["--opening-sense", "0"].as_slice(),
     ] {
         let mut e = Engine::spawn(&[variant, &["--size", "9"]].concat());
         let mut stones = 0;

@@ -130,6 +130,7 @@ fn broad_engine(transpositions: bool) -> MctsEngine {
             pattern: 0.0,
             near_last: 0.0,
             opening_line: 0.0,
+            opening_sense: 0.0,
             early_pass: 0.0,
             even,
         },

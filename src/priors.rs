@@ -147,8 +147,7 @@ pub fn compute(
             }
         }
         if opening {
-            let line = 1 + p.x().min(p.y()).min(size - 1 - p.x()).min(size - 1 - p.y());
-            match line {
+            match lines_from_edges(size, p).0 {
                 1 => prior.penalty(weights.opening_line),
                 2 => prior.penalty(weights.opening_line / 2.0),
                 3 | 4 if size >= 13 => prior.bonus(weights.opening_line / 2.0),
@@ -160,6 +159,14 @@ pub fn compute(
         }
     }
     tactical_priors(board, color, last, weights, reader, out);
+}
+
+/// The lines `p` stands on counted from the nearest edges, the nearer first:
+/// (3, 4) for a 3-4 point, (1, 1) for a corner.
+fn lines_from_edges(size: usize, p: Point) -> (usize, usize) {
+    let line_x = 1 + p.x().min(size - 1 - p.x());
+    let line_y = 1 + p.y().min(size - 1 - p.y());
+    (line_x.min(line_y), line_x.max(line_y))
 }
 
 /// How far (in both directions) a point must be from every stone to count as
@@ -176,9 +183,7 @@ fn opening_sense(board: &Board, p: Point, weight: f32, prior: &mut Prior) {
     let geo = board.geometry();
     let size = geo.size();
     let (x, y) = (p.x(), p.y());
-    let line_x = 1 + x.min(size - 1 - x);
-    let line_y = 1 + y.min(size - 1 - y);
-    let (low, high) = (line_x.min(line_y), line_x.max(line_y));
+    let (low, high) = lines_from_edges(size, p);
     if low > 4 {
         return;
     }

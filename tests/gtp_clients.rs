@@ -185,13 +185,6 @@ fn gogui_twogtp_game_loop() {
     }
 }
 
-/// kgsGtp (decompiled `GtpGame.java`): `list_commands name version` at start
-/// (no `protocol_version`); per game `kgs-rules`, `boardsize`, `clear_board`,
-/// `komi` as a Java float, `kgs-time_settings`, handicap, replayed moves in
-/// lower case, `time_left` for its own colour only, `genmove`, then
-/// `final_status_list dead` and `kgs-game_over`; a resumed game continues
-/// directly with `genmove`. Responses read as `substring(1).trim()`, the
-/// list split on `[\n ]`, vertices matched by `([a-hj-zA-HJ-Z])(\d\d?)`.
 /// The first of two candidate replies that is not the engine's move `taken`
 /// (the engine may well have chosen a point a transcript hard-codes).
 fn free_of<'a>(taken: &str, candidates: [&'a str; 2]) -> &'a str {
@@ -202,6 +195,13 @@ fn free_of<'a>(taken: &str, candidates: [&'a str; 2]) -> &'a str {
     }
 }
 
+/// kgsGtp (decompiled `GtpGame.java`): `list_commands name version` at start
+/// (no `protocol_version`); per game `kgs-rules`, `boardsize`, `clear_board`,
+/// `komi` as a Java float, `kgs-time_settings`, handicap, replayed moves in
+/// lower case, `time_left` for its own colour only, `genmove`, then
+/// `final_status_list dead` and `kgs-game_over`; a resumed game continues
+/// directly with `genmove`. Responses read as `substring(1).trim()`, the
+/// list split on `[\n ]`, vertices matched by `([a-hj-zA-HJ-Z])(\d\d?)`.
 #[test]
 fn kgsgtp_game_sequence() {
     let mut e = Engine::spawn(&[]);

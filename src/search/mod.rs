@@ -541,9 +541,17 @@ impl<P: MovePolicy> Engine for MctsEngine<P> {
 
     /// Settling playouts decide, a short search of the player to move is the
     /// second opinion on chains they leave in doubt
-    /// ([`OwnershipMap::dead_stones_checked`]).
+    /// ([`OwnershipMap::dead_stones_checked`]); it runs only when there is
+    /// such a chain, and nothing runs on a board without stones.
     fn dead_stones(&mut self, game: &Game) -> Vec<Point> {
+        let board = game.board();
+        if board.num_empty() == board.size() * board.size() {
+            return Vec::new();
+        }
         let settling = self.playout_ownership(game);
+        if !settling.leaves_chains_in_doubt(board) {
+            return settling.dead_stones(board);
+        }
         let rule = StopRule {
             playouts: Some(u64::from(self.config.dead_stone_playouts)),
             time: None,
@@ -636,6 +644,45 @@ mod tests {
         if !transpositions || ko == KoRule::Simple {
             assert_eq!(multi, 0, "one child per edge without a history key");
         }
+    }
+
+    /// `dead_stones` searches only for a second opinion on chains the
+    /// settling playouts leave in doubt: none on a board without stones, none
+    /// where every chain is clearly alive or dead.
+    #[test]
+    fn dead_stones_search_only_for_chains_in_doubt() {
+        let g = Geometry::new(5).unwrap();
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 4,
+            ..SearchConfig::default()
+        });
+        let empty = Game::new(g, Preset::Chinese.rules(), 0.5);
+        assert_eq!(engine.dead_stones(&empty), vec![]);
+        // Black's wall owns the board; White's stone at (2,0) is dead.
+        let mut won = empty.clone();
+        let mut setup = Vec::new();
+        for (y, row) in ["..OX.", "...XX", "XXXX.", "...XX", "...X."]
+            .iter()
+            .enumerate()
+        {
+            for (x, ch) in row.chars().enumerate() {
+                let stone = match ch {
+                    'X' => Some(Color::Black),
+                    'O' => Some(Color::White),
+                    _ => continue,
+                };
+                setup.push((g.point(x, y).unwrap(), stone));
+            }
+        }
+        won.setup(&setup, Some(Color::White));
+        let settling = engine.playout_ownership(&won);
+        assert!(!settling.leaves_chains_in_doubt(won.board()));
+        assert_eq!(engine.dead_stones(&won), vec![g.point(2, 0).unwrap()]);
+        assert_eq!(
+            lock(&engine.tree).table.occupied().count(),
+            0,
+            "no search ran"
+        );
     }
 
     #[test]

@@ -88,6 +88,18 @@ impl OwnershipMap {
         stones_where(board, |p| own[p.index()] < DEAD_BELOW)
     }
 
+    /// Whether some chain is in doubt by this map: leaning to the opponent
+    /// (mean below 0) without being dead. Only such chains take the second
+    /// opinion of [`dead_stones_checked`](Self::dead_stones_checked); without
+    /// one it gives [`dead_stones`](Self::dead_stones).
+    pub fn leaves_chains_in_doubt(&self, board: &Board) -> bool {
+        let own = self.chain_means(board);
+        board.geometry().points().any(|p| {
+            let mean = own[p.index()];
+            board.at(p).color().is_some() && (DEAD_BELOW..0.0).contains(&mean)
+        })
+    }
+
     /// Dead stones by this map, with `searched` as a second opinion on the
     /// chains this map leaves in doubt: a chain is dead when this map says
     /// so, or when it leans to the opponent here (mean below 0) and
@@ -206,6 +218,7 @@ mod tests {
         let searched_dead = map_with(stone, 1, 90, 100);
         // Settling leans to Black (mean -0.2 for White): the search decides.
         let leaning = map_with(stone, 1, 20, 100);
+        assert!(leaning.leaves_chains_in_doubt(&b));
         assert_eq!(leaning.dead_stones(&b), vec![]);
         assert_eq!(leaning.dead_stones_checked(&b, &searched_dead), vec![stone]);
         assert_eq!(
@@ -215,9 +228,11 @@ mod tests {
         );
         // Settling keeps it White's (a seki, say): the search cannot kill it.
         let alive = map_with(stone, -1, 10, 100);
+        assert!(!alive.leaves_chains_in_doubt(&b));
         assert_eq!(alive.dead_stones_checked(&b, &searched_dead), vec![]);
         // Settling kills it: no second opinion needed.
         let dead = map_with(stone, 1, 60, 100);
+        assert!(!dead.leaves_chains_in_doubt(&b));
         assert_eq!(
             dead.dead_stones_checked(&b, &OwnershipMap::default()),
             vec![stone]

@@ -17,11 +17,12 @@ use super::setup::{
 use super::vertex::{self, format_move, format_point, parse_move};
 use super::{color_arg, Reply, Session};
 use crate::board::{Color, Geometry, Move, Point, Stone};
-use crate::engine::Decision;
+use crate::engine::{Decision, Report};
 use crate::game::Game;
 use crate::rules::Scoring;
 use crate::score::GameResult;
 use crate::time::Clock;
+use std::fmt::Write;
 use std::time::Duration;
 
 type Handler = fn(&mut Session, &Command) -> Result<Reply, GtpError>;
@@ -471,10 +472,16 @@ fn cmd_final_score(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     arity(cmd, 1)?;
     let status = cmd.args[0].to_ascii_lowercase();
-    let dead = dead_stones(s);
+    // The status is checked before the (costly) dead stones are computed.
     let wanted: Box<dyn Fn(Point) -> bool> = match status.as_str() {
-        "dead" => Box::new(|p| dead.contains(&p)),
-        "alive" => Box::new(|p| !dead.contains(&p)),
+        "dead" => {
+            let dead = dead_stones(s);
+            Box::new(move |p| dead.contains(&p))
+        }
+        "alive" => {
+            let dead = dead_stones(s);
+            Box::new(move |p| !dead.contains(&p))
+        }
         "seki" => Box::new(|_| false),
         _ => return Err(GtpError::syntax()),
     };
@@ -639,41 +646,78 @@ fn cmd_tengen_ownership(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErro
 }
 
 /// `tengen-best_moves COLOR [SECONDS]` → GoGui graphics after thinking
-/// SECONDS (default 1, or until `# interrupt`): the best variation as `VAR`,
-/// the top moves' win rates (percent) as `LABEL`.
+/// SECONDS (default 1, or until `# interrupt`), see [`best_moves_gfx`].
 fn cmd_tengen_best_moves(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let (color, duration) = color_and_seconds(cmd)?;
     let report = s.analyze_for(color, duration);
-    let size = s.game.board().size();
+    text(best_moves_gfx(&report, color, s.game.board().size()))
+}
+
+/// How many candidate moves the best-moves graphics show.
+const BEST_MOVES_SHOWN: usize = 10;
+
+/// GoGui `gfx` lines for a search of `color`: `VAR` draws the best variation
+/// as numbered stones; `LABEL` writes the win rate (percent) of the other
+/// candidates on their points, except where a stone of the variation stands,
+/// since GoGui keeps one label per point and a label would hide the move
+/// number; `TEXT` (GoGui's status bar) gives every candidate's win rate and
+/// visits, the best move's included.
+pub(super) fn best_moves_gfx(report: &Report, color: Color, size: usize) -> String {
     let mut lines = Vec::new();
+    let mut numbered = Vec::new();
     if let Some(best) = report.moves.first() {
         let mut var = String::from("VAR");
         let mut c = color;
         for &mv in &best.pv {
-            var.push_str(&format!(
+            let _ = write!(
+                var,
                 " {} {}",
                 if c == Color::Black { "b" } else { "w" },
                 format_move(mv, size)
-            ));
+            );
+            if let Move::Play(p) = mv {
+                numbered.push(p);
+            }
             c = c.opp();
         }
         lines.push(var);
     }
-    let labels: Vec<String> = report
-        .moves
+    let shown = &report.moves[..report.moves.len().min(BEST_MOVES_SHOWN)];
+    let labels: Vec<String> = shown
         .iter()
         .filter_map(|m| match m.mv {
-            Move::Play(p) => Some(format!(
-                "{} {:.0}",
-                format_point(p, size),
-                m.winrate * 100.0
-            )),
-            Move::Pass => None,
+            Move::Play(p) if !numbered.contains(&p) => {
+                Some(format!("{} {}", format_point(p, size), percent(m.winrate)))
+            }
+            _ => None,
         })
-        .take(10)
         .collect();
     if !labels.is_empty() {
         lines.push(format!("LABEL {}", labels.join(" ")));
     }
-    text(lines.join("\n"))
+    if !shown.is_empty() {
+        let moves: Vec<String> = shown
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {}% ({} visits)",
+                    format_move(m.mv, size),
+                    percent(m.winrate),
+                    m.visits
+                )
+            })
+            .collect();
+        let side = if color == Color::Black {
+            "Black"
+        } else {
+            "White"
+        };
+        lines.push(format!("TEXT {side} to play: {}", moves.join(", ")));
+    }
+    lines.join("\n")
+}
+
+/// A win rate 0..=1 as a whole percentage.
+fn percent(winrate: f64) -> String {
+    format!("{:.0}", (winrate * 100.0).clamp(0.0, 100.0))
 }

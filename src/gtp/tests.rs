@@ -288,3 +288,104 @@ fn end_of_input_does_not_cut_a_genmove_short() {
         "= \n\n= A3\n\n"
     );
 }
+
+/// A [`RandomEngine`] that counts its `dead_stones` calls.
+struct CountingEngine {
+    inner: RandomEngine,
+    dead_stone_calls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Engine for CountingEngine {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        self.inner.genmove(game, color, options, stop, progress)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        color: Color,
+        interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) {
+        self.inner.analyze(game, color, interval, stop, progress);
+    }
+
+    fn dead_stones(&mut self, game: &Game) -> Vec<crate::board::Point> {
+        self.dead_stone_calls.fetch_add(1, Ordering::Relaxed);
+        self.inner.dead_stones(game)
+    }
+}
+
+/// `final_status_list` checks its argument before the costly dead stones,
+/// and `seki` needs none.
+#[test]
+fn final_status_list_computes_dead_stones_only_for_dead_and_alive() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let engine = CountingEngine {
+        inner: RandomEngine::new(1),
+        dead_stone_calls: calls.clone(),
+    };
+    let out = Shared::default();
+    let input = "boardsize 5\nplay b c3\nfinal_status_list living\nfinal_status_list\n\
+                 final_status_list seki\nfinal_status_list dead\nfinal_status_list ALIVE\n";
+    serve(
+        io::Cursor::new(input.as_bytes().to_vec()),
+        Box::new(out.clone()),
+        Options::default(),
+        Box::new(engine),
+    )
+    .unwrap();
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(
+        text,
+        "= \n\n= \n\n? syntax error\n\n? syntax error\n\n= \n\n= \n\n= C3\n\n"
+    );
+    assert_eq!(calls.load(Ordering::Relaxed), 2, "only `dead` and `ALIVE`");
+}
+
+/// GoGui keeps one label per point: the win-rate labels stay off the
+/// variation's numbered stones, and the status bar text has every rate.
+#[test]
+fn best_moves_labels_leave_the_variation_numbers_readable() {
+    use crate::engine::MoveInfo;
+    let size = 9;
+    let geometry = Geometry::new(size).unwrap();
+    let at = |v: &str| vertex::parse_move(v, geometry).unwrap();
+    let info = |mv: &str, winrate: f64, visits: u64, pv: &[&str]| MoveInfo {
+        mv: at(mv),
+        visits,
+        winrate,
+        prior: 0.1,
+        lcb: 0.0,
+        score_lead: 0.0,
+        pv: pv.iter().map(|v| at(v)).collect(),
+    };
+    let report = Report {
+        moves: vec![
+            info("E5", 0.553, 900, &["E5", "C3", "G7", "pass"]),
+            // On the variation's third stone: no label there.
+            info("G7", 0.5, 60, &["G7"]),
+            info("C7", 0.421, 30, &["C7"]),
+            info("pass", 0.1, 2, &["pass"]),
+        ],
+        ..Report::default()
+    };
+    assert_eq!(
+        commands::best_moves_gfx(&report, Color::White, size),
+        "VAR w E5 b C3 w G7 b pass\n\
+         LABEL C7 42\n\
+         TEXT White to play: E5 55% (900 visits), G7 50% (60 visits), C7 42% (30 visits), pass 10% (2 visits)"
+    );
+    assert_eq!(
+        commands::best_moves_gfx(&Report::default(), Color::Black, size),
+        ""
+    );
+}

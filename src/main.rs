@@ -38,7 +38,7 @@ struct EngineArgs {
     /// Board size until the controller sends `boardsize` (2 to 25).
     #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(u8).range(2..=25))]
     size: u8,
-    /// Search threads (used by the tree search; the random engine ignores it).
+    /// Search threads, sharing one tree (virtual loss keeps them apart).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
     /// Most playouts per move.
@@ -57,9 +57,9 @@ struct EngineArgs {
     /// Resign when the win rate stays below this (0 = never resign).
     #[arg(long, default_value_t = 0.1)]
     resign_threshold: f64,
-    /// Weight of the final margin in a playout's value, 0..1 (0 = win or
-    /// loss only). Any win still outweighs any loss.
-    #[arg(long, default_value_t = 0.25)]
+    /// Weight of the final margin in a playout's value, 0 to 0.5 (0 = win or
+    /// loss only); up to 0.5 any win still outweighs any loss.
+    #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = parse_score_weight)]
     score_weight: f64,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth
     /// (for tuning matches).
@@ -143,6 +143,18 @@ enum Command {
     Match(tengen::match_runner::MatchArgs),
 }
 
+/// `--score-weight`: 0 to 0.5. Above 0.5 a playout lost by a wide margin
+/// would be worth more than one won narrowly.
+fn parse_score_weight(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(w) if (0.0..=0.5).contains(&w) => Ok(w),
+        _ => Err(
+            "must be a number from 0 to 0.5 (above 0.5 a big loss would outweigh a narrow win)"
+                .to_string(),
+        ),
+    }
+}
+
 /// Runs the GTP engine until `quit` or the end of input.
 fn gtp(args: EngineArgs) -> ExitCode {
     let preset = args.rules.preset().unwrap_or(Preset::Chinese);
@@ -170,7 +182,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         tt_mb: args.tt_mb as usize,
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
-        score_weight: args.score_weight.clamp(0.0, 0.5),
+        score_weight: args.score_weight,
         rave_equiv: args.rave_equiv,
         exploration: args.exploration.max(0.0),
         priors: PriorWeights {

@@ -355,9 +355,15 @@ fn help_documents_every_engine_flag() {
         "--rave-equiv",
         "--exploration",
         "--opening-sense",
+        "--score-weight",
+        "--ponder",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
     }
+    assert!(
+        !help.contains("random engine"),
+        "no word of the old random engine"
+    );
     // `tengen gtp` takes the same flags.
     let mut e = Engine::spawn(&[
         "gtp", "--size", "9", "--komi", "6.5", "--rules", "japanese", "--quiet",
@@ -373,6 +379,27 @@ fn help_documents_every_engine_flag() {
         "{\"ko\":\"SITUATIONAL\",\"scoring\":\"AREA\",\"suicide\":true}"
     );
     assert_eq!(e.ok("final_score"), "W+7.5", "the preset's komi");
+}
+
+/// `--score-weight` takes 0 to 0.5, and anything else is refused with that
+/// range rather than silently capped.
+#[test]
+fn score_weight_outside_0_to_half_is_refused() {
+    for bad in ["0.6", "1", "-0.1", "nan", "x"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["--score-weight", bad])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--score-weight {bad} accepted");
+        assert!(stderr.contains("from 0 to 0.5"), "{bad}: {stderr}");
+        assert!(out.stdout.is_empty(), "{bad}: nothing on stdout");
+    }
+    for good in ["0", "0.5"] {
+        let mut e = Engine::spawn(&["--score-weight", good, "--size", "5"]);
+        assert!(is_vertex(&e.ok("genmove b"), 5));
+    }
 }
 
 /// The search variants used in comparison and tuning matches answer GTP

@@ -216,68 +216,82 @@ fn well_formed(chunk: &str) -> bool {
     header_ok && lines.all(|l| !l.is_empty())
 }
 
+// One test per seed, so that the three streams run side by side.
 #[test]
-fn thousands_of_random_lines_get_one_response_each() {
-    for seed in [1u64, 2, 3] {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
-        // The engine runs in a scratch directory: `printsgf FILE` writes
-        // there, `loadsgf` reads two superko positions copied there.
-        let dir = std::env::temp_dir().join(format!("tengen-robust-{}-{seed}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let positions = concat!(env!("CARGO_MANIFEST_DIR"), "/sgf/positions/");
-        std::fs::copy(format!("{positions}t03-triple-ko.sgf"), dir.join("a.sgf")).unwrap();
-        std::fs::copy(format!("{positions}t12-ssk-vs-nssk.sgf"), dir.join("b.sgf")).unwrap();
-        let mut e = Engine::spawn_in(
-            &dir,
-            &["--quiet", "--time", "0.05", "--seed", &seed.to_string()],
-        );
-        let mut expected = 0;
-        let mut input = Vec::new();
-        for _ in 0..5000 {
-            let line = random_line(&mut rng);
-            if is_command(&line) {
-                expected += 1;
-            }
-            input.extend_from_slice(&line);
+fn thousands_of_random_lines_get_one_response_each_seed_1() {
+    random_lines_get_one_response_each(1);
+}
+
+#[test]
+fn thousands_of_random_lines_get_one_response_each_seed_2() {
+    random_lines_get_one_response_each(2);
+}
+
+#[test]
+fn thousands_of_random_lines_get_one_response_each_seed_3() {
+    random_lines_get_one_response_each(3);
+}
+
+/// 5000 random lines from `seed` to a fresh engine.
+fn random_lines_get_one_response_each(seed: u64) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
+    // The engine runs in a scratch directory: `printsgf FILE` writes
+    // there, `loadsgf` reads two superko positions copied there.
+    let dir = std::env::temp_dir().join(format!("tengen-robust-{}-{seed}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let positions = concat!(env!("CARGO_MANIFEST_DIR"), "/sgf/positions/");
+    std::fs::copy(format!("{positions}t03-triple-ko.sgf"), dir.join("a.sgf")).unwrap();
+    std::fs::copy(format!("{positions}t12-ssk-vs-nssk.sgf"), dir.join("b.sgf")).unwrap();
+    let mut e = Engine::spawn_in(
+        &dir,
+        &["--quiet", "--time", "0.05", "--seed", &seed.to_string()],
+    );
+    let mut expected = 0;
+    let mut input = Vec::new();
+    for _ in 0..5000 {
+        let line = random_line(&mut rng);
+        if is_command(&line) {
+            expected += 1;
         }
-        input.extend_from_slice(b"999999 name\n");
-        for chunk in input.chunks(4096) {
-            e.write(chunk);
-        }
-        let mut responses = 0;
-        let mut current = String::new();
-        loop {
-            let l = e.line();
-            if l != "\n" {
-                current.push_str(&l);
-                continue;
-            }
-            let chunk = std::mem::take(&mut current);
-            let chunk = chunk.strip_suffix('\n').unwrap_or(&chunk);
-            assert!(
-                well_formed(chunk),
-                "seed {seed}: response {responses} malformed: {chunk:?}"
-            );
-            if chunk == "=999999 tengen" {
-                break;
-            }
-            responses += 1;
-        }
-        assert_eq!(
-            responses, expected,
-            "seed {seed}: one response per command line"
-        );
-        // Still in sync and working.
-        e.ok("boardsize 5");
-        e.ok("komi 0");
-        e.ok("kata-set-rules chinese");
-        e.ok("play b c3");
-        assert_eq!(e.fail("play w c3"), "illegal move");
-        assert_eq!(e.ok("final_score"), "B+25");
-        let mv = e.ok("genmove w");
-        assert!(mv == "pass" || (mv.len() == 2 && mv != "C3"), "{mv}");
-        e.ok("quit");
-        assert!(e.wait().success());
-        std::fs::remove_dir_all(&dir).unwrap();
+        input.extend_from_slice(&line);
     }
+    input.extend_from_slice(b"999999 name\n");
+    for chunk in input.chunks(4096) {
+        e.write(chunk);
+    }
+    let mut responses = 0;
+    let mut current = String::new();
+    loop {
+        let l = e.line();
+        if l != "\n" {
+            current.push_str(&l);
+            continue;
+        }
+        let chunk = std::mem::take(&mut current);
+        let chunk = chunk.strip_suffix('\n').unwrap_or(&chunk);
+        assert!(
+            well_formed(chunk),
+            "seed {seed}: response {responses} malformed: {chunk:?}"
+        );
+        if chunk == "=999999 tengen" {
+            break;
+        }
+        responses += 1;
+    }
+    assert_eq!(
+        responses, expected,
+        "seed {seed}: one response per command line"
+    );
+    // Still in sync and working.
+    e.ok("boardsize 5");
+    e.ok("komi 0");
+    e.ok("kata-set-rules chinese");
+    e.ok("play b c3");
+    assert_eq!(e.fail("play w c3"), "illegal move");
+    assert_eq!(e.ok("final_score"), "B+25");
+    let mv = e.ok("genmove w");
+    assert!(mv == "pass" || (mv.len() == 2 && mv != "C3"), "{mv}");
+    e.ok("quit");
+    assert!(e.wait().success());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,27 +1,21 @@
-//! `tengen match` with GNU Go: tiny matches (7x7 and 5x5, level 0). Each test
-//! skips with a notice when /usr/games/gnugo is not installed.
+//! `tengen match` with GNU Go: tiny matches (7x7 and 5x5, level 0). Without
+//! /usr/games/gnugo each test says on stderr that it skipped, or fails under
+//! `CI=true` ([`match_support::gnugo_installed`]).
 
 mod match_support;
 
-use match_support::TempDir;
+use match_support::{gnugo_installed, program_installed, TempDir, GNUGO};
 use std::path::Path;
 use std::process::Command;
 
-const GNUGO: &str = "/usr/games/gnugo";
-
-/// The GNU Go command line under the rules our `--rules chinese` uses. GNU Go
-/// draws a new random seed per run unless given one; with `--seed` and our
-/// fixed playouts and seed, every game here replays move for move, so a
-/// failure on CI reproduces on any machine.
+/// The GNU Go command line under the rules our `--rules chinese` uses, if GNU
+/// Go is installed. GNU Go draws a new random seed per run unless given one;
+/// with `--seed` and our fixed playouts and seed, every game here replays
+/// move for move, so a failure on CI reproduces on any machine.
 fn gnugo() -> Option<String> {
-    if Path::new(GNUGO).exists() {
-        Some(format!(
-            "{GNUGO} --mode gtp --level 0 --seed 1 --chinese-rules --positional-superko"
-        ))
-    } else {
-        eprintln!("skipped: {GNUGO} is not installed (apt-get install gnugo)");
-        None
-    }
+    gnugo_installed().then(|| {
+        format!("{GNUGO} --mode gtp --level 0 --seed 1 --chinese-rules --positional-superko")
+    })
 }
 
 fn run_match(args: &[&str]) -> String {
@@ -210,4 +204,27 @@ fn tengen_against_gnugo_with_a_referee() {
             "{line}"
         );
     }
+}
+
+/// The skip notice and the CI rule, on a program that is never installed.
+#[test]
+fn a_missing_program_skips_the_test_or_fails_it_on_ci() {
+    let missing = Path::new("/nonexistent/tengen-test/gnugo");
+    assert!(program_installed(
+        Path::new(env!("CARGO_BIN_EXE_tengen")),
+        true,
+        "-"
+    ));
+    assert!(!program_installed(missing, false, "apt-get install gnugo"));
+    let on_ci =
+        std::thread::spawn(move || program_installed(missing, true, "apt-get install gnugo"));
+    let message = match on_ci.join() {
+        Ok(_) => panic!("a missing program must fail under CI=true"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(
+        message.contains("/nonexistent/tengen-test/gnugo is not installed (apt-get install gnugo)")
+            && message.contains("CI=true requires it"),
+        "{message}"
+    );
 }

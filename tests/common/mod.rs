@@ -31,11 +31,16 @@ impl Engine {
     /// `loadsgf`/`printsgf` resolve there).
     ///
     /// Unless the test sets them, the engine searches 300 playouts per move
-    /// and never resigns, so games are quick and end by two passes.
+    /// and never resigns, so games are quick and end by two passes, and its
+    /// search table has 16 MB (plenty for 300 playouts; the default 256 MB
+    /// costs time to clear at the start and at every `clear_board`).
     pub fn spawn_in(dir: &Path, args: &[&str]) -> Engine {
         let mut full: Vec<&str> = args.to_vec();
         if !args.contains(&"--playouts") {
             full.extend(["--playouts", "300"]);
+        }
+        if !args.contains(&"--tt-mb") {
+            full.extend(["--tt-mb", "16"]);
         }
         if !args.contains(&"--resign-threshold") {
             full.extend(["--resign-threshold", "0"]);

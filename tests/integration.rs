@@ -1,0 +1,71 @@
+//! Every integration test in one binary: one link instead of one per file,
+//! and the tests of all files share the test threads, so one file's waiting
+//! overlaps another's work. `Cargo.toml` sets `autotests = false`; each file
+//! of `tests/` is a module here (the check below fails for a file left out).
+//! Run one file's tests with `cargo test --test integration gtp_protocol::`.
+
+// The files keep their own `mod common;` / `mod match_support;`, as when each
+// was a binary of its own: those helpers are compiled once per file using them.
+#![allow(clippy::duplicate_mod)]
+
+#[path = "gtp_analysis.rs"]
+mod gtp_analysis;
+#[path = "gtp_clients.rs"]
+mod gtp_clients;
+#[path = "gtp_protocol.rs"]
+mod gtp_protocol;
+#[path = "gtp_robustness.rs"]
+mod gtp_robustness;
+#[path = "gtp_sgf.rs"]
+mod gtp_sgf;
+#[path = "gtp_superko.rs"]
+mod gtp_superko;
+#[path = "match_gnugo.rs"]
+mod match_gnugo;
+#[path = "match_gtp_client.rs"]
+mod match_gtp_client;
+#[path = "match_runner.rs"]
+mod match_runner;
+#[path = "rules_differential.rs"]
+mod rules_differential;
+#[path = "rules_positions.rs"]
+mod rules_positions;
+#[path = "rules_suicide_and_ko.rs"]
+mod rules_suicide_and_ko;
+#[path = "rules_undo.rs"]
+mod rules_undo;
+#[path = "search_engine.rs"]
+mod search_engine;
+#[path = "search_legality.rs"]
+mod search_legality;
+#[path = "search_strength.rs"]
+mod search_strength;
+#[path = "search_tactics.rs"]
+mod search_tactics;
+#[path = "sgf_check.rs"]
+mod sgf_check;
+#[path = "sgf_cli.rs"]
+mod sgf_cli;
+#[path = "sgf_fuzz.rs"]
+mod sgf_fuzz;
+#[path = "sgf_reader.rs"]
+mod sgf_reader;
+
+/// A file in `tests/` that is not a module above would never run.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let this = include_str!("integration.rs");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
+    for entry in std::fs::read_dir(dir).expect("tests/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs") && stem != "integration" {
+            assert!(
+                this.contains(&format!("#[path = \"{stem}.rs\"]\nmod {stem};")),
+                "tests/{stem}.rs is not listed in tests/integration.rs"
+            );
+        }
+    }
+}

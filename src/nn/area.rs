@@ -79,9 +79,9 @@ impl Default for AreaScratch {
 }
 
 fn touches_chain(board: &Board, p: Point, head: u16) -> bool {
-    p.neighbors().iter().any(|&n| {
-        board.at(n).color().is_some() && board.chain_head(n).index() as u16 == head
-    })
+    p.neighbors()
+        .iter()
+        .any(|&n| board.at(n).color().is_some() && board.chain_head(n).index() as u16 == head)
 }
 
 impl AreaScratch {
@@ -251,7 +251,8 @@ impl AreaScratch {
         for r in &self.regions {
             let points = &self.members[r.start as usize..(r.start + r.len) as usize];
             let pass_alive_territory = r.internal <= 1 && !r.borders_dead && any_own;
-            let safe_big = flags.safe_big_territories && !r.contains_opp && !r.borders_dead && any_own;
+            let safe_big =
+                flags.safe_big_territories && !r.contains_opp && !r.borders_dead && any_own;
             if pass_alive_territory || safe_big {
                 for q in points {
                     out[q.index()] = Some(pla);

@@ -149,7 +149,12 @@ impl FeatureScratch {
         spatial: &mut [f32],
         global: &mut [f32; NUM_GLOBAL],
     ) -> Result<(), FeatureError> {
-        self.fill_v7_with(game, KataRuleExtras::for_rules(game.rules()), spatial, global)
+        self.fill_v7_with(
+            game,
+            KataRuleExtras::for_rules(game.rules()),
+            spatial,
+            global,
+        )
     }
 
     /// [`FeatureScratch::fill_v7`] with explicit KataGo rule extras.
@@ -223,7 +228,11 @@ impl FeatureScratch {
             5
         };
         let moves = &game.turns()[hist.clear_index..];
-        let moves = if hist.cleared_for_player { &moves[..0] } else { moves };
+        let moves = if hist.cleared_for_player {
+            &moves[..0]
+        } else {
+            moves
+        };
         let usable = max_turns.min(hist.num_approx_valid_turns);
         let mut included = 0;
         for k in 0..usable.min(moves.len()) {
@@ -347,8 +356,7 @@ fn current_ko(board: &Board, hist: &HistoryView) -> Option<Point> {
 }
 
 fn illegal_suicide(board: &Board, p: Point, color: Color, suicide_allowed: bool) -> bool {
-    board.is_suicide(p, color)
-        && (!suicide_allowed || board.neighbor_count(p, color.stone()) == 0)
+    board.is_suicide(p, color) && (!suicide_allowed || board.neighbor_count(p, color.stone()) == 0)
 }
 
 /// Calls `f` on the ko point and on every point superko forbids to the player

@@ -57,9 +57,7 @@ impl KataRuleExtras {
                 (true, HandicapBonus::NMinusOne)
             }
             (KoRule::Positional | KoRule::Simple, true) => (false, HandicapBonus::Zero),
-            (KoRule::Situational | KoRule::NaturalSituational, true) => {
-                (true, HandicapBonus::Zero)
-            }
+            (KoRule::Situational | KoRule::NaturalSituational, true) => (true, HandicapBonus::Zero),
         };
         KataRuleExtras {
             friendly_pass_ok,
@@ -237,8 +235,12 @@ impl HistoryView {
             let board = game.board();
             self.clear(board.hash(), to_move, n);
             self.cleared_for_player = true;
-            self.white_handicap_bonus =
-                handicap_bonus(extras.handicap_bonus, stone_counts(board), &turns[n..], false);
+            self.white_handicap_bonus = handicap_bonus(
+                extras.handicap_bonus,
+                stone_counts(board),
+                &turns[n..],
+                false,
+            );
         }
         let key = game.board().hash() ^ to_move_key(to_move);
         self.spight_pass_now = simple && self.pass_keys[to_move.index()].contains(&key);

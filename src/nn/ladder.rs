@@ -234,7 +234,10 @@ impl LadderBoard {
                 max_conn = max_conn.max(l);
             }
         }
-        (caps + max_conn.max(immediate), immediate + cap_stones + conn)
+        (
+            caps + max_conn.max(immediate),
+            immediate + cap_stones + conn,
+        )
     }
 
     /// KataGo's `getNumLibertiesAfterPlay`, including its way of counting a
@@ -678,4 +681,3 @@ impl LadderScratch {
         }
     }
 }
-

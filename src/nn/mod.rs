@@ -11,3 +11,6 @@ pub mod area;
 pub mod features;
 pub mod history;
 pub mod ladder;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,30 @@
+//! Neural-network evaluation of KataGo networks in pure Rust.
+//!
+//! `model` reads the files, `forward` folds the batch norms and runs the batched forward pass
+//! on NHWC activations (`layers` holds its kernels), `symmetry` maps board points under the
+//! eight symmetries, and `output` post-processes raw outputs into probabilities and scores as
+//! KataGo does.
+//!
+//! ```no_run
+//! use tengen::nn::{Network, Workspace, NetInput, RawEval};
+//! let net = Network::load("model.bin.gz").expect("load");
+//! let mut ws = Workspace::new(&net, 1, 19);
+//! let spatial = vec![0.0f32; 22 * 19 * 19];
+//! let global = [0.0f32; 19];
+//! let input = NetInput { board_size: 19, spatial: &spatial, global: &global };
+//! let mut out = [RawEval::new()];
+//! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
+//! ```
+
+pub mod forward;
+pub mod layers;
+pub mod model;
+pub mod output;
+pub mod symmetry;
+
+pub use forward::{
+    set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
+    NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,
+};
+pub use model::{ModelDesc, ModelError};
+pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};

@@ -10,7 +10,7 @@
 //! keep tengen's own natural-situational bans. Area scoring has no tax;
 //! territory scoring is KataGo's `japanese` (tax SEKI) without its cleanup phase.
 //! KataGo's `friendlyPassOk` and white handicap bonus, which tengen's rules do
-//! not hold, come from [`KataRuleExtras::for_rules`] unless given.
+//! not hold, are [`KataRuleExtras::TENGEN`] unless given.
 //!
 //! Nets take boards up to 19×19; larger boards are refused.
 
@@ -149,12 +149,7 @@ impl FeatureScratch {
         spatial: &mut [f32],
         global: &mut [f32; NUM_GLOBAL],
     ) -> Result<(), FeatureError> {
-        self.fill_v7_with(
-            game,
-            KataRuleExtras::for_rules(game.rules()),
-            spatial,
-            global,
-        )
+        self.fill_v7_with(game, KataRuleExtras::TENGEN, spatial, global)
     }
 
     /// [`FeatureScratch::fill_v7`] with explicit KataGo rule extras.
@@ -325,8 +320,7 @@ impl FeatureScratch {
                 got: out.len(),
             });
         }
-        self.history
-            .replay(game, KataRuleExtras::for_rules(game.rules()));
+        self.history.replay(game, KataRuleExtras::TENGEN);
         let board = game.board();
         let pla = game.to_move();
         let suicide_allowed = game.rules().suicide_allowed;

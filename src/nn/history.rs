@@ -40,30 +40,17 @@ pub struct KataRuleExtras {
 }
 
 impl KataRuleExtras {
-    /// The extras of the KataGo rule set that matches tengen's rules:
-    /// Chinese (positional, no suicide, area) → `chinese-ogs`; simple ko with
-    /// area → `chinese`; Japanese → `japanese`; AGA → `aga`; New Zealand → `nz`;
-    /// Tromp-Taylor (positional, suicide) → `tromp-taylor`.
-    pub fn for_rules(rules: Rules) -> KataRuleExtras {
-        if rules.scoring == Scoring::Territory {
-            return KataRuleExtras {
-                friendly_pass_ok: false,
-                handicap_bonus: HandicapBonus::Zero,
-            };
-        }
-        let (friendly_pass_ok, handicap_bonus) = match (rules.ko, rules.suicide_allowed) {
-            (KoRule::Simple | KoRule::Positional, false) => (true, HandicapBonus::N),
-            (KoRule::Situational | KoRule::NaturalSituational, false) => {
-                (true, HandicapBonus::NMinusOne)
-            }
-            (KoRule::Positional | KoRule::Simple, true) => (false, HandicapBonus::Zero),
-            (KoRule::Situational | KoRule::NaturalSituational, true) => (true, HandicapBonus::Zero),
-        };
-        KataRuleExtras {
-            friendly_pass_ok,
-            handicap_bonus,
-        }
-    }
+    /// The extras that describe tengen's own rules. Under every preset a
+    /// tengen game ends at the second consecutive pass, and its score is the
+    /// area (or territory) count plus komi with no compensation for handicap
+    /// stones: KataGo's `friendlyPassOk = false` and `whiteHandicapBonus = 0`.
+    /// (KataGo's named rule sets differ: its `chinese` adds a point of komi
+    /// per handicap stone and allows a friendly pass.) The golden positions
+    /// are recorded from KataGo with these extras (`…button0whb0`).
+    pub const TENGEN: KataRuleExtras = KataRuleExtras {
+        friendly_pass_ok: false,
+        handicap_bonus: HandicapBonus::Zero,
+    };
 }
 
 /// KataGo's history state for the player to move, after [`HistoryView::replay`].

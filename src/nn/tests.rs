@@ -4,6 +4,7 @@
 
 use super::area::{AreaFlags, AreaScratch};
 use super::features::{komi_parity_wave, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use super::history::{HandicapBonus, KataRuleExtras};
 use super::ladder::LadderScratch;
 use crate::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::game::Game;
@@ -30,11 +31,16 @@ struct Features {
 
 impl Features {
     fn of(game: &Game) -> Features {
+        Features::with(game, KataRuleExtras::TENGEN)
+    }
+
+    /// The features under KataGo rule extras other than tengen's own.
+    fn with(game: &Game, extras: KataRuleExtras) -> Features {
         let n = game.board().size();
         let mut spatial = vec![0.0; NUM_SPATIAL * n * n];
         let mut global = [0.0; NUM_GLOBAL];
         FeatureScratch::new()
-            .fill_v7(game, &mut spatial, &mut global)
+            .fill_v7_with(game, extras, &mut spatial, &mut global)
             .expect("features");
         Features { n, spatial, global }
     }
@@ -289,17 +295,23 @@ fn passes_and_the_friendly_pass_rule() {
         pass(&mut game);
         game
     };
-    // Chinese: a friendly pass is fine, so KataGo hides the history and the
-    // game-ending pass from the net.
-    let f = Features::of(&opening(Preset::Chinese));
+    let friendly = KataRuleExtras {
+        friendly_pass_ok: true,
+        ..KataRuleExtras::TENGEN
+    };
+    // Where a friendly pass is fine (KataGo's `chinese`), KataGo hides the
+    // history and the game-ending pass from the net.
+    let f = Features::with(&opening(Preset::Chinese), friendly);
     assert_eq!(f.global[0], 0.0);
     assert!(f.points(10).is_empty());
     assert_eq!(f.global[14], 0.0);
-    // Tromp-Taylor: no friendly pass, the net sees everything.
-    let f = Features::of(&opening(Preset::TrompTaylor));
-    assert_eq!(f.global[0], 1.0);
-    assert_eq!(f.points(10), vec![(2, 2)]);
-    assert_eq!(f.global[14], 1.0);
+    // tengen's own rules have no friendly pass: the net sees everything.
+    for preset in [Preset::Chinese, Preset::TrompTaylor] {
+        let f = Features::of(&opening(preset));
+        assert_eq!(f.global[0], 1.0);
+        assert_eq!(f.points(10), vec![(2, 2)]);
+        assert_eq!(f.global[14], 1.0);
+    }
     // Japanese: a pass only ends the phase.
     let f = Features::of(&opening(Preset::Japanese));
     assert_eq!(f.global[0], 1.0);
@@ -375,16 +387,23 @@ fn handicap_bonus_follows_katago_rules() {
         ".........",
         ".........",
     ];
-    for (preset, bonus) in [
-        (Preset::Chinese, 2.0),
-        (Preset::Aga, 1.0),
-        (Preset::NewZealand, 0.0),
-        (Preset::Japanese, 0.0),
+    let extras = |handicap_bonus| KataRuleExtras {
+        handicap_bonus,
+        ..KataRuleExtras::TENGEN
+    };
+    for (preset, rule, bonus) in [
+        (Preset::Chinese, HandicapBonus::N, 2.0),
+        (Preset::Aga, HandicapBonus::NMinusOne, 1.0),
+        (Preset::NewZealand, HandicapBonus::Zero, 0.0),
+        (Preset::Japanese, HandicapBonus::Zero, 0.0),
     ] {
         let game = game_from(&rows, preset.rules(), 7.5, Color::White);
-        let f = Features::of(&game);
+        let f = Features::with(&game, extras(rule));
         let territory = if preset == Preset::Japanese { 2.0 } else { 0.0 };
         assert_eq!(f.global[5], (7.5 + bonus + territory) / 20.0, "{preset}");
+        // tengen counts no handicap compensation: komi is komi.
+        let f = Features::of(&game);
+        assert_eq!(f.global[5], (7.5 + territory) / 20.0, "{preset}");
     }
     // Two black moves in a row from the empty board count as handicap too.
     let mut game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.5);
@@ -392,7 +411,10 @@ fn handicap_bonus_follows_katago_rules() {
         .unwrap();
     game.play(Color::Black, Move::Play(pt(&game, 6, 6)))
         .unwrap();
-    assert_eq!(Features::of(&game).global[5], 9.5 / 20.0);
+    assert_eq!(
+        Features::with(&game, extras(HandicapBonus::N)).global[5],
+        9.5 / 20.0
+    );
 }
 
 #[test]

@@ -86,6 +86,10 @@ struct EngineArgs {
     /// next command arrives (what is learnt is reused for the next move).
     #[arg(long)]
     ponder: bool,
+    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8-11 and 14)
+    /// to load at start; it enables `kata-raw-nn`.
+    #[arg(long, value_name = "PATH")]
+    model: Option<std::path::PathBuf>,
 }
 
 /// `--playouts-policy` values.
@@ -183,13 +187,44 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         ..SearchConfig::default()
     }));
-    match tengen::gtp::run(options, engine) {
+    let network = match &args.model {
+        None => None,
+        Some(path) => match load_network(path, args.quiet) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                eprintln!("tengen: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match tengen::gtp::run(options, engine, network) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Loads a network, saying on stderr how long it took and what it holds.
+fn load_network(
+    path: &std::path::Path,
+    quiet: bool,
+) -> Result<std::sync::Arc<tengen::nn::Network>, tengen::nn::ModelError> {
+    let start = std::time::Instant::now();
+    let net = tengen::nn::Network::load(path)?;
+    if !quiet {
+        eprintln!(
+            "tengen: loaded {} (model version {}, {} trunk channels, {:.1} M weights, {:.0} MB) in {:.2} s",
+            net.name(),
+            net.version(),
+            net.trunk_channels(),
+            net.conv_parameters() as f64 / 1e6,
+            net.conv_parameters() as f64 * 4.0 / 1e6,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(std::sync::Arc::new(net))
 }
 
 fn main() -> ExitCode {

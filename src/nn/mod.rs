@@ -10,6 +10,8 @@
 //! `symmetry` maps board points under the eight symmetries, and `output`
 //! post-processes raw outputs into probabilities and scores as KataGo does.
 //!
+//! `evaluator` ties them together: a game in, a [`NetEval`] out.
+//!
 //! ```no_run
 //! use tengen::nn::{Network, Workspace, NetInput, RawEval};
 //! let net = Network::load("model.bin.gz").expect("load");
@@ -22,6 +24,7 @@
 //! ```
 
 pub mod area;
+pub mod evaluator;
 pub mod features;
 pub mod forward;
 pub mod history;
@@ -34,6 +37,7 @@ pub mod symmetry;
 #[cfg(test)]
 mod tests;
 
+pub use evaluator::Evaluator;
 pub use forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
     NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,

@@ -159,6 +159,108 @@ impl std::fmt::Display for SearchRate {
     }
 }
 
+/// One measured network speed.
+#[derive(Clone, Copy, Debug)]
+pub struct NetRate {
+    pub size: usize,
+    pub batch: usize,
+    pub threads: usize,
+    pub evals_per_sec: f64,
+    /// Arithmetic the rate implies (multiply-adds count two).
+    pub gflops: f64,
+}
+
+impl std::fmt::Display for NetRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{s}x{s} network, batch {}, {} thread{}: {:.1} evals/s, {:.1} GFLOP/s",
+            self.batch,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+            self.evals_per_sec,
+            self.gflops,
+            s = self.size
+        )
+    }
+}
+
+/// Forward passes of `net` per second on the empty board of `size` in
+/// batches of `batch`, `threads` threads each with its own workspace sharing
+/// the one net: `rounds` rounds of about `round`; the median round.
+pub fn network_speed(
+    net: &std::sync::Arc<crate::nn::Network>,
+    size: usize,
+    batch: usize,
+    threads: usize,
+    rounds: usize,
+    round: Duration,
+) -> NetRate {
+    use crate::nn::features::{fill_v7, NUM_GLOBAL, NUM_SPATIAL};
+    use crate::nn::{NetInput, RawEval, Workspace};
+    let geo = Geometry::new(size).expect("benchmark size in range");
+    let game = crate::Game::new(geo, crate::Rules::default(), 7.5);
+    let mut spatial = vec![0.0; NUM_SPATIAL * size * size];
+    let mut global = [0.0; NUM_GLOBAL];
+    fill_v7(&game, &mut spatial, &mut global).expect("a board the nets take");
+    let batch = batch.max(1);
+    let threads = threads.max(1);
+    let mut rates = Vec::with_capacity(rounds);
+    for _ in 0..rounds.max(1) {
+        let start = Instant::now();
+        let evals: usize = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut ws = Workspace::new(net, batch, size);
+                        let inputs = vec![
+                            NetInput {
+                                board_size: size,
+                                spatial: &spatial,
+                                global: &global,
+                            };
+                            batch
+                        ];
+                        let symmetries: Vec<u8> = (0..batch).map(|i| (i % 8) as u8).collect();
+                        let mut out = vec![RawEval::new(); batch];
+                        let mut evals = 0;
+                        let begin = Instant::now();
+                        while begin.elapsed() < round {
+                            net.evaluate(&mut ws, &inputs, &symmetries, &mut out)
+                                .expect("benchmark inputs fit the workspace");
+                            evals += batch;
+                        }
+                        evals
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+        });
+        rates.push(evals as f64 / start.elapsed().as_secs_f64());
+    }
+    rates.sort_by(f64::total_cmp);
+    let evals_per_sec = rates[rates.len() / 2];
+    NetRate {
+        size,
+        batch,
+        threads,
+        evals_per_sec,
+        gflops: evals_per_sec * net.flops(size) / 1e9,
+    }
+}
+
+/// The process's peak and current resident memory in MB, where the system
+/// tells (Linux `/proc/self/status`).
+pub fn memory_mb() -> Option<(f64, f64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<f64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb / 1024.0)
+    };
+    Some((field("VmHWM:")?, field("VmRSS:")?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

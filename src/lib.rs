@@ -42,6 +42,7 @@ pub mod gtp_client;
 pub mod handicap;
 pub mod history;
 pub mod match_runner;
+pub mod nn;
 pub mod patterns;
 pub mod playout;
 pub mod priors;

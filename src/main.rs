@@ -86,6 +86,10 @@ struct EngineArgs {
     /// next command arrives (what is learnt is reused for the next move).
     #[arg(long)]
     ponder: bool,
+    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8-11 and 14)
+    /// to load at start; it enables `kata-raw-nn`.
+    #[arg(long, value_name = "PATH")]
+    model: Option<std::path::PathBuf>,
 }
 
 /// `--playouts-policy` values.
@@ -102,8 +106,13 @@ enum Command {
     /// Speak GTP version 2 on stdin/stdout (the default).
     Gtp(EngineArgs),
     /// Speed figures, single-threaded: light and heavy playouts per second on
-    /// 19x19 and 9x9, raw and inside the search.
+    /// 19x19 and 9x9, raw and inside the search. With --model: the network's
+    /// evaluations per second instead (19x19 and 9x9, batch 1 and 8, 1 and 2
+    /// threads), the GFLOP/s they imply, load time and peak memory.
     Bench {
+        /// A KataGo network to measure instead of the playouts.
+        #[arg(long, value_name = "PATH")]
+        model: Option<std::path::PathBuf>,
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5)]
         rounds: usize,
@@ -195,7 +204,17 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         ..SearchConfig::default()
     }));
-    match tengen::gtp::run(options, engine) {
+    let network = match &args.model {
+        None => None,
+        Some(path) => match load_network(path, args.quiet) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                eprintln!("tengen: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match tengen::gtp::run(options, engine, network) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen: {e}");
@@ -204,10 +223,63 @@ fn gtp(args: EngineArgs) -> ExitCode {
     }
 }
 
+/// Loads a network, saying on stderr how long it took and what it holds.
+fn load_network(
+    path: &std::path::Path,
+    quiet: bool,
+) -> Result<std::sync::Arc<tengen::nn::Network>, tengen::nn::ModelError> {
+    let start = std::time::Instant::now();
+    let before = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
+    let net = tengen::nn::Network::load(path)?;
+    if !quiet {
+        let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
+        eprintln!(
+            "tengen: loaded {} (model version {}, {} trunk channels, {:.1} M weights) in {:.2} s, {:.0} MB resident ({:+.0} MB)",
+            net.name(),
+            net.version(),
+            net.trunk_channels(),
+            net.conv_parameters() as f64 / 1e6,
+            start.elapsed().as_secs_f64(),
+            after,
+            after - before
+        );
+    }
+    Ok(std::sync::Arc::new(net))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Bench {
+            model: Some(path),
+            rounds,
+            seconds,
+            seed: _,
+        }) => {
+            let round = Duration::from_secs_f64(seconds.max(0.01));
+            let net = match load_network(&path, false) {
+                Ok(net) => net,
+                Err(e) => {
+                    eprintln!("tengen bench: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            for size in [19, 9] {
+                for batch in [1, 8] {
+                    for threads in [1, 2] {
+                        let rate =
+                            tengen::bench::network_speed(&net, size, batch, threads, rounds, round);
+                        println!("{rate}");
+                    }
+                }
+            }
+            if let Some((peak, _)) = tengen::bench::memory_mb() {
+                println!("peak resident memory: {peak:.0} MB");
+            }
+            ExitCode::SUCCESS
+        }
+        Some(Command::Bench {
+            model: None,
             rounds,
             seconds,
             seed,

@@ -8,6 +8,7 @@
 //! documented where they are defined.
 
 use super::analysis::{AnalyzeArgs, Flavor};
+use super::network::NETWORK_COMMANDS;
 use super::protocol::{self, Command, GtpError};
 use super::setup::{
     cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rules,
@@ -202,9 +203,16 @@ pub static COMMANDS: &[Entry] = &[
     },
 ];
 
+/// Every command of this session: the standard table, then the network's
+/// commands when a network is loaded.
+fn entries(network: bool) -> impl Iterator<Item = &'static Entry> {
+    let extra: &'static [Entry] = if network { NETWORK_COMMANDS } else { &[] };
+    COMMANDS.iter().chain(extra)
+}
+
 /// The entry for a command name (already lower-cased).
-pub fn find(name: &str) -> Option<&'static Entry> {
-    COMMANDS.iter().find(|e| e.name == name)
+pub fn find(name: &str, network: bool) -> Option<&'static Entry> {
+    entries(network).find(|e| e.name == name)
 }
 
 pub(super) fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
@@ -255,16 +263,16 @@ fn cmd_version(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 }
 
 /// `known_command NAME` → `true` / `false`. Never fails.
-fn cmd_known_command(_: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let known = cmd.args.len() == 1 && find(&cmd.args[0].to_ascii_lowercase()).is_some();
+fn cmd_known_command(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let known = cmd.args.len() == 1
+        && find(&cmd.args[0].to_ascii_lowercase(), s.network.is_some()).is_some();
     text(if known { "true" } else { "false" })
 }
 
 /// `list_commands` → one command per line, no trailing spaces.
-fn cmd_list_commands(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+fn cmd_list_commands(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     text(
-        COMMANDS
-            .iter()
+        entries(s.network.is_some())
             .map(|e| e.name)
             .collect::<Vec<_>>()
             .join("\n"),

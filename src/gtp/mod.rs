@@ -21,6 +21,7 @@
 
 pub mod analysis;
 pub mod commands;
+pub mod network;
 pub mod protocol;
 pub mod setup;
 pub mod vertex;
@@ -28,6 +29,7 @@ pub mod vertex;
 use crate::board::{Color, Geometry, Move};
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
 use crate::game::Game;
+use crate::nn::{Evaluator, Network};
 use crate::rules::Rules;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
@@ -37,7 +39,7 @@ use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How the engine starts: the command-line settings.
@@ -114,18 +116,25 @@ pub struct Session {
     /// Set when a `genmove` played a move: with `--ponder`, think until the
     /// next line.
     ponder_next: bool,
+    /// The network loaded with `--model`, if any: its commands exist only then.
+    network: Option<Evaluator>,
 }
 
 /// Runs GTP on stdin/stdout until `quit` or end of input.
 ///
 /// # Errors
 /// Only if the reader thread cannot be started.
-pub fn run(options: Options, engine: Box<dyn Engine>) -> io::Result<()> {
+pub fn run(
+    options: Options,
+    engine: Box<dyn Engine>,
+    network: Option<Arc<Network>>,
+) -> io::Result<()> {
     serve(
         io::BufReader::new(io::stdin()),
         Box::new(io::stdout()),
         options,
         engine,
+        network,
     )
 }
 
@@ -138,6 +147,7 @@ pub fn serve<R>(
     output: Box<dyn Write + Send>,
     options: Options,
     engine: Box<dyn Engine>,
+    network: Option<Arc<Network>>,
 ) -> io::Result<()>
 where
     R: BufRead + Send + 'static,
@@ -148,6 +158,7 @@ where
         .name("gtp-stdin".into())
         .spawn(move || read_lines(input, reader))?;
     let mut session = Session::new(options, engine, output, events, sender);
+    session.network = network.map(Evaluator::new);
     session.main_loop();
     Ok(())
 }
@@ -205,6 +216,7 @@ impl Session {
             quit: false,
             handicap: 0,
             ponder_next: false,
+            network: None,
         }
     }
 
@@ -251,7 +263,7 @@ impl Session {
     /// Handles one command and writes its response.
     fn execute(&mut self, cmd: &Command) {
         let id = cmd.id.as_deref();
-        let Some(entry) = commands::find(&cmd.name) else {
+        let Some(entry) = commands::find(&cmd.name, self.network.is_some()) else {
             self.write(&protocol::failure(id, "unknown command"));
             return;
         };

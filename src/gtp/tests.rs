@@ -26,6 +26,7 @@ fn transcript(input: &str) -> String {
         Box::new(out.clone()),
         Options::default(),
         Box::new(RandomEngine::new(1)),
+        None,
     )
     .unwrap();
     let bytes = out.0.lock().unwrap().clone();
@@ -160,7 +161,14 @@ impl Live {
                 buf: Vec::new(),
                 pos: 0,
             });
-            serve(input, Box::new(sink), Options::default(), Box::new(engine)).unwrap();
+            serve(
+                input,
+                Box::new(sink),
+                Options::default(),
+                Box::new(engine),
+                None,
+            )
+            .unwrap();
         });
         Live { tx, out, stopped }
     }
@@ -280,6 +288,7 @@ fn end_of_input_does_not_cut_a_genmove_short() {
         Box::new(out.clone()),
         Options::default(),
         Box::new(engine),
+        None,
     )
     .unwrap();
     assert!(!stopped.load(Ordering::Relaxed));

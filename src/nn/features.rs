@@ -1,0 +1,406 @@
+//! KataGo's V7 network inputs (`NNInputs::fillRowV7`) for the player to move
+//! in a tengen [`Game`], and the legal-move mask KataGo applies to the policy.
+//!
+//! Layout: `spatial[c * n * n + y * n + x]` for channel `c` (0..22), row `y`
+//! from the top (GTP row `n - y`), column `x` from the left; `global[0..19]`.
+//!
+//! Rules mapping (tengen → KataGo): simple / positional / situational ko map to
+//! KataGo's rules of the same name; natural situational superko is given to the
+//! net as situational (globals 6/7), while the ko-ban plane and the legal mask
+//! keep tengen's own natural-situational bans. Area scoring has no tax;
+//! territory scoring is KataGo's `japanese` (tax SEKI) without its cleanup phase.
+//! KataGo's `friendlyPassOk` and white handicap bonus, which tengen's rules do
+//! not hold, are [`KataRuleExtras::TENGEN`] unless given.
+//!
+//! Nets take boards up to 19×19; larger boards are refused.
+
+use super::area::{AreaFlags, AreaScratch};
+use super::history::{HistoryView, KataRuleExtras};
+use super::ladder::LadderScratch;
+use crate::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
+use crate::game::Game;
+use crate::rules::{KoRule, Scoring};
+use std::cell::RefCell;
+use std::fmt;
+
+/// Number of spatial input planes.
+pub const NUM_SPATIAL: usize = 22;
+/// Number of global inputs.
+pub const NUM_GLOBAL: usize = 19;
+/// Largest board KataGo's nets accept.
+pub const MAX_NET_SIZE: usize = 19;
+const KOMI_CLIP_RADIUS: f32 = 20.0;
+
+/// Why the features could not be computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FeatureError {
+    /// The board is larger than [`MAX_NET_SIZE`].
+    BoardTooLarge { size: usize },
+    /// An output slice has the wrong length.
+    WrongLength { expected: usize, got: usize },
+}
+
+impl fmt::Display for FeatureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FeatureError::BoardTooLarge { size } => write!(
+                f,
+                "board size {size} is larger than the {MAX_NET_SIZE}x{MAX_NET_SIZE} the networks take"
+            ),
+            FeatureError::WrongLength { expected, got } => {
+                write!(f, "feature buffer of length {got}, expected {expected}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FeatureError {}
+
+/// Reusable work space: nothing is allocated per call once it has seen the
+/// longest game.
+pub struct FeatureScratch {
+    history: HistoryView,
+    ladder: LadderScratch,
+    area: AreaScratch,
+    area_out: Vec<Option<Color>>,
+}
+
+impl Default for FeatureScratch {
+    fn default() -> Self {
+        let board = Board::new(Geometry::new(MAX_NET_SIZE).unwrap_or_else(|| unreachable!()));
+        FeatureScratch {
+            history: HistoryView::new(&board),
+            ladder: LadderScratch::default(),
+            area: AreaScratch::default(),
+            area_out: vec![None; CELLS],
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<FeatureScratch> = RefCell::new(FeatureScratch::default());
+}
+
+/// [`FeatureScratch::fill_v7`] with a per-thread scratch.
+///
+/// # Errors
+/// See [`FeatureScratch::fill_v7`].
+pub fn fill_v7(
+    game: &Game,
+    spatial: &mut [f32],
+    global: &mut [f32; NUM_GLOBAL],
+) -> Result<(), FeatureError> {
+    SCRATCH.with(|s| s.borrow_mut().fill_v7(game, spatial, global))
+}
+
+/// [`FeatureScratch::legal_moves_mask`] with a per-thread scratch.
+///
+/// # Errors
+/// See [`FeatureScratch::legal_moves_mask`].
+pub fn legal_moves_mask(game: &Game, out: &mut [bool]) -> Result<(), FeatureError> {
+    SCRATCH.with(|s| s.borrow_mut().legal_moves_mask(game, out))
+}
+
+fn check_size(game: &Game) -> Result<usize, FeatureError> {
+    let n = game.board().size();
+    if n > MAX_NET_SIZE {
+        return Err(FeatureError::BoardTooLarge { size: n });
+    }
+    Ok(n)
+}
+
+/// Index of `p` in a row-major `n`×`n` plane.
+#[inline]
+fn pos(p: Point, n: usize) -> usize {
+    p.y() * n + p.x()
+}
+
+/// The triangle wave of komi parity KataGo gives the net (global 18).
+pub fn komi_parity_wave(self_komi: f32, board_area: usize) -> f32 {
+    let floor = if board_area % 2 == 0 {
+        (self_komi / 2.0).floor() * 2.0
+    } else {
+        ((self_komi - 1.0) / 2.0).floor() * 2.0 + 1.0
+    };
+    let delta = (self_komi - floor).clamp(0.0, 2.0);
+    if delta < 0.5 {
+        delta
+    } else if delta < 1.5 {
+        1.0 - delta
+    } else {
+        delta - 2.0
+    }
+}
+
+impl FeatureScratch {
+    /// A fresh scratch.
+    pub fn new() -> FeatureScratch {
+        FeatureScratch::default()
+    }
+
+    /// Fills the V7 inputs for the player to move, with KataGo's rule extras
+    /// derived from the game's rules.
+    ///
+    /// # Errors
+    /// A board larger than 19×19, or `spatial.len() != 22 * n * n`.
+    pub fn fill_v7(
+        &mut self,
+        game: &Game,
+        spatial: &mut [f32],
+        global: &mut [f32; NUM_GLOBAL],
+    ) -> Result<(), FeatureError> {
+        self.fill_v7_with(game, KataRuleExtras::TENGEN, spatial, global)
+    }
+
+    /// [`FeatureScratch::fill_v7`] with explicit KataGo rule extras.
+    ///
+    /// # Errors
+    /// As [`FeatureScratch::fill_v7`].
+    pub fn fill_v7_with(
+        &mut self,
+        game: &Game,
+        extras: KataRuleExtras,
+        spatial: &mut [f32],
+        global: &mut [f32; NUM_GLOBAL],
+    ) -> Result<(), FeatureError> {
+        let n = check_size(game)?;
+        let nn = n * n;
+        if spatial.len() != NUM_SPATIAL * nn {
+            return Err(FeatureError::WrongLength {
+                expected: NUM_SPATIAL * nn,
+                got: spatial.len(),
+            });
+        }
+        spatial.fill(0.0);
+        global.fill(0.0);
+        self.history.replay(game, extras);
+        let hist = &self.history;
+        let board = game.board();
+        let rules = game.rules();
+        let pla = game.to_move();
+        let opp = pla.opp();
+        let mut set = |c: usize, p: Point| spatial[c * nn + pos(p, n)] = 1.0;
+
+        for p in board.geometry().points() {
+            set(0, p);
+            if let Some(c) = board.at(p).color() {
+                set(if c == pla { 1 } else { 2 }, p);
+                match board.liberties(p) {
+                    1 => set(3, p),
+                    2 => set(4, p),
+                    3 => set(5, p),
+                    _ => {}
+                }
+            }
+        }
+
+        let ko = current_ko(board, hist);
+        for_each_ban(game, hist, ko, |p| set(6, p));
+
+        if rules.scoring == Scoring::Area {
+            self.area.calculate(
+                board,
+                AreaFlags::FEATURES,
+                rules.suicide_allowed,
+                &mut self.area_out,
+            );
+            for p in board.geometry().points() {
+                match self.area_out[p.index()] {
+                    Some(c) if c == pla => set(18, p),
+                    Some(_) => set(19, p),
+                    None => {}
+                }
+            }
+        }
+
+        // The last five moves.
+        let suppress = hist.suppress_pass_end(rules, extras);
+        let max_turns = if suppress {
+            0
+        } else if hist.game_finished || hist.past_normal_phase_end {
+            1
+        } else {
+            5
+        };
+        let moves = &game.turns()[hist.clear_index..];
+        let moves = if hist.cleared_for_player {
+            &moves[..0]
+        } else {
+            moves
+        };
+        let usable = max_turns.min(hist.num_approx_valid_turns);
+        let mut included = 0;
+        for k in 0..usable.min(moves.len()) {
+            let turn = moves[moves.len() - 1 - k];
+            let expected = if k % 2 == 0 { opp } else { pla };
+            if turn.color != expected {
+                break;
+            }
+            included = k + 1;
+            match turn.mv {
+                Move::Pass => global[k] = 1.0,
+                Move::Play(p) => set(9 + k, p),
+            }
+        }
+
+        // Ladders now, one and two moves ago.
+        self.ladder.iter_ladders(board, ko, |p, working| {
+            set(14, p);
+            if board.at(p) == opp.stone() && board.liberties(p) > 1 {
+                for &w in working {
+                    set(17, w);
+                }
+            }
+        });
+        let (prev1, prev1_ko) = if included < 1 {
+            (board, ko)
+        } else {
+            (&hist.prev1, hist.prev1_ko)
+        };
+        self.ladder.iter_ladders(prev1, prev1_ko, |p, _| set(15, p));
+        let (prev2, prev2_ko) = if included < 2 {
+            (prev1, prev1_ko)
+        } else {
+            (&hist.prev2, hist.prev2_ko)
+        };
+        self.ladder.iter_ladders(prev2, prev2_ko, |p, _| set(16, p));
+
+        // Globals.
+        let mut white_komi = game.komi() as f32 + hist.white_handicap_bonus;
+        if rules.scoring == Scoring::Territory {
+            white_komi += territory_white_bonus(board);
+        }
+        let bound = nn as f32 + KOMI_CLIP_RADIUS;
+        let self_komi = if pla == Color::White {
+            white_komi
+        } else {
+            -white_komi
+        }
+        .clamp(-bound, bound);
+        global[5] = self_komi / 20.0;
+        match rules.ko {
+            KoRule::Simple => {}
+            KoRule::Positional => {
+                global[6] = 1.0;
+                global[7] = 0.5;
+            }
+            KoRule::Situational | KoRule::NaturalSituational => {
+                global[6] = 1.0;
+                global[7] = -0.5;
+            }
+        }
+        if rules.suicide_allowed {
+            global[8] = 1.0;
+        }
+        if rules.scoring == Scoring::Territory {
+            global[9] = 1.0;
+            global[10] = 1.0;
+        }
+        if !suppress && hist.pass_would_end_phase() {
+            global[14] = 1.0;
+        }
+        if rules.scoring == Scoring::Area {
+            global[18] = komi_parity_wave(self_komi, nn);
+        }
+        Ok(())
+    }
+
+    /// Fills `out` (length `n * n + 1`, row-major from the top-left, pass last)
+    /// with the moves KataGo accepts for the player to move: pass, and empty
+    /// points that are not the ko point, not an illegal suicide and not banned
+    /// by superko.
+    ///
+    /// # Errors
+    /// A board larger than 19×19, or `out.len() != n * n + 1`.
+    pub fn legal_moves_mask(&mut self, game: &Game, out: &mut [bool]) -> Result<(), FeatureError> {
+        let n = check_size(game)?;
+        if out.len() != n * n + 1 {
+            return Err(FeatureError::WrongLength {
+                expected: n * n + 1,
+                got: out.len(),
+            });
+        }
+        self.history.replay(game, KataRuleExtras::TENGEN);
+        let board = game.board();
+        let pla = game.to_move();
+        let suicide_allowed = game.rules().suicide_allowed;
+        let ko = current_ko(board, &self.history);
+        for p in board.geometry().points() {
+            out[pos(p, n)] = board.at(p) == Stone::Empty
+                && Some(p) != ko
+                && !illegal_suicide(board, p, pla, suicide_allowed);
+        }
+        out[n * n] = true;
+        for_each_ban(game, &self.history, ko, |p| {
+            if Some(p) != ko {
+                out[pos(p, n)] = false;
+            }
+        });
+        Ok(())
+    }
+}
+
+/// KataGo's (colourless) simple-ko point on the current board.
+fn current_ko(board: &Board, hist: &HistoryView) -> Option<Point> {
+    if hist.cleared_for_player {
+        None
+    } else {
+        board.ko().map(|(p, _)| p)
+    }
+}
+
+fn illegal_suicide(board: &Board, p: Point, color: Color, suicide_allowed: bool) -> bool {
+    board.is_suicide(p, color) && (!suicide_allowed || board.neighbor_count(p, color.stone()) == 0)
+}
+
+/// Calls `f` on the ko point and on every point superko forbids to the player
+/// to move (KataGo's feature 6).
+fn for_each_ban(game: &Game, hist: &HistoryView, ko: Option<Point>, mut f: impl FnMut(Point)) {
+    if let Some(k) = ko {
+        f(k);
+    }
+    let rules = game.rules();
+    if rules.ko == KoRule::Simple || hist.cleared_for_player {
+        return;
+    }
+    // KataGo marks superko bans only after a move since the last clear.
+    if game.turns().len() == hist.clear_index {
+        return;
+    }
+    let board = game.board();
+    let pla = game.to_move();
+    for p in board.empty_points() {
+        if Some(p) == ko || illegal_suicide(board, p, pla, rules.suicide_allowed) {
+            continue;
+        }
+        let after = board.hash_after(p, pla);
+        let banned = if hist.clear_index == 0 {
+            game.history().repeats(after, pla).is_some()
+        } else if rules.ko == KoRule::Positional {
+            hist.positions.iter().any(|&(h, _)| h == after)
+        } else {
+            hist.positions
+                .iter()
+                .any(|&(h, to_move)| h == after && to_move == pla.opp())
+        };
+        if banned {
+            f(p);
+        }
+    }
+}
+
+/// KataGo's territory-scoring komi adjustment: one point per stone played by
+/// Black minus White, i.e. stones on the board minus prisoners taken.
+fn territory_white_bonus(board: &Board) -> f32 {
+    let (mut black, mut white) = (0i64, 0i64);
+    for p in board.geometry().points() {
+        match board.at(p).color() {
+            Some(Color::Black) => black += 1,
+            Some(Color::White) => white += 1,
+            None => {}
+        }
+    }
+    let net_white_captured =
+        board.captures(Color::Black) as i64 - board.captures(Color::White) as i64;
+    (black - white - net_white_captured) as f32
+}

@@ -1,0 +1,712 @@
+//! The loaded network, its batch norms folded into the convolutions, and the forward pass over
+//! a batch of positions at the board's true size, under any of the eight symmetries.
+//!
+//! A [`Network`] is immutable and `Sync`: threads share one and each brings its own
+//! [`Workspace`], so an evaluation allocates nothing once the workspace exists.
+
+use std::fmt;
+use std::path::Path;
+
+use super::layers::{global_pool, Conv, Dense, NormAct, PoolKind};
+use super::model::{Activation, BlockDesc, ModelDesc, ModelError, PostProcessParams};
+use super::symmetry;
+
+/// Spatial input planes per point (KataGo's V7 features).
+pub const NUM_SPATIAL_FEATURES: usize = 22;
+/// Global inputs (KataGo's V7 features).
+pub const NUM_GLOBAL_FEATURES: usize = 19;
+/// Largest board side.
+pub const MAX_BOARD_SIZE: usize = 19;
+
+/// One position to evaluate: `spatial[c * n * n + y * n + x]` (y = 0 the top row, x = 0
+/// column A), all from the side to move's view.
+#[derive(Debug, Clone, Copy)]
+pub struct NetInput<'a> {
+    pub board_size: usize,
+    pub spatial: &'a [f32],
+    pub global: &'a [f32; NUM_GLOBAL_FEATURES],
+}
+
+/// The network's raw outputs for one position, in board coordinates, side to move's view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawEval {
+    pub board_size: usize,
+    /// Policy logits, `[channel][y * n + x]`; channel 0 plain, channel 1 optimistic (v12+).
+    pub policy: Vec<f32>,
+    /// Pass logits per policy channel (the second only from v12).
+    pub pass: [f32; 2],
+    /// Win, loss, no-result logits.
+    pub value: [f32; 3],
+    /// Score mean, score-stdev (pre-softplus), lead, variance-time, short-term value and
+    /// score errors (the last two only from v9), before post-processing.
+    pub score: [f32; 6],
+    /// Ownership before the tanh, `[y * n + x]`.
+    pub ownership: Vec<f32>,
+}
+
+impl RawEval {
+    /// An output holder for boards up to `MAX_BOARD_SIZE`, filled by [`Network::evaluate`].
+    pub fn new() -> Self {
+        let area = MAX_BOARD_SIZE * MAX_BOARD_SIZE;
+        RawEval {
+            board_size: 0,
+            policy: Vec::with_capacity(2 * area),
+            pass: [0.0; 2],
+            value: [0.0; 3],
+            score: [0.0; 6],
+            ownership: Vec::with_capacity(area),
+        }
+    }
+}
+
+impl Default for RawEval {
+    fn default() -> Self {
+        RawEval::new()
+    }
+}
+
+/// A misuse of [`Network::evaluate`] (sizes that do not match the workspace or the net).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalError(pub String);
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// A residual block with its norms folded where that is exact.
+#[derive(Debug, Clone)]
+enum Block {
+    Ordinary {
+        pre: NormAct,
+        /// Regular conv with the mid norm and activation fused.
+        first: Conv,
+        /// Final conv, added into the stream.
+        second: Conv,
+    },
+    GlobalPooling {
+        pre: NormAct,
+        /// Regular conv scaled by the mid norm (its shift lives in `to_bias`).
+        regular: Conv,
+        /// Gpool conv with its norm and activation fused.
+        gpool: Conv,
+        /// Pooled values to a per-channel bias, scaled by the mid norm, its shift as bias.
+        to_bias: Dense,
+        mid_act: Activation,
+        second: Conv,
+    },
+    Nested {
+        pre: NormAct,
+        down: Conv,
+        blocks: Vec<Block>,
+        post: NormAct,
+        up: Conv,
+    },
+}
+
+impl Block {
+    fn fold(desc: &BlockDesc) -> Block {
+        match desc {
+            BlockDesc::Ordinary {
+                pre_bn,
+                pre_act,
+                regular_conv,
+                mid_bn,
+                mid_act,
+                final_conv,
+                ..
+            } => Block::Ordinary {
+                pre: NormAct::new(pre_bn, *pre_act),
+                first: Conv::with_norm(regular_conv, mid_bn, *mid_act),
+                second: Conv::new(final_conv),
+            },
+            BlockDesc::GlobalPooling {
+                pre_bn,
+                pre_act,
+                regular_conv,
+                gpool_conv,
+                gpool_bn,
+                gpool_act,
+                gpool_to_bias,
+                mid_bn,
+                mid_act,
+                final_conv,
+                ..
+            } => {
+                // mid_bn(r + g) = s*r + (s*g + t): scale both branches, t becomes the bias.
+                let (scale, shift) = mid_bn.merged();
+                let mut regular = Conv::new(regular_conv);
+                regular.scale_outputs(&scale);
+                let mut to_bias = Dense::new(gpool_to_bias, Some(&shift));
+                to_bias.scale_outputs(&scale);
+                Block::GlobalPooling {
+                    pre: NormAct::new(pre_bn, *pre_act),
+                    regular,
+                    gpool: Conv::with_norm(gpool_conv, gpool_bn, *gpool_act),
+                    to_bias,
+                    mid_act: *mid_act,
+                    second: Conv::new(final_conv),
+                }
+            }
+            BlockDesc::NestedBottleneck {
+                pre_bn,
+                pre_act,
+                pre_conv,
+                blocks,
+                post_bn,
+                post_act,
+                post_conv,
+                ..
+            } => Block::Nested {
+                pre: NormAct::new(pre_bn, *pre_act),
+                down: Conv::new(pre_conv),
+                blocks: blocks.iter().map(Block::fold).collect(),
+                post: NormAct::new(post_bn, *post_act),
+                up: Conv::new(post_conv),
+            },
+        }
+    }
+
+    /// Visits every convolution (for workspace sizing).
+    fn for_each_conv(&self, f: &mut dyn FnMut(&Conv)) {
+        match self {
+            Block::Ordinary { first, second, .. } => {
+                f(first);
+                f(second);
+            }
+            Block::GlobalPooling {
+                regular,
+                gpool,
+                second,
+                ..
+            } => {
+                f(regular);
+                f(gpool);
+                f(second);
+            }
+            Block::Nested {
+                down, blocks, up, ..
+            } => {
+                f(down);
+                blocks.iter().for_each(|b| b.for_each_conv(f));
+                f(up);
+            }
+        }
+    }
+
+    /// Nesting depth below this block (0 for plain blocks).
+    fn depth(&self) -> usize {
+        match self {
+            Block::Nested { blocks, .. } => 1 + blocks.iter().map(Block::depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+}
+
+/// The policy head, folded.
+#[derive(Debug, Clone)]
+struct PolicyHead {
+    /// p1 conv scaled by p1's norm (its shift lives in `to_bias`).
+    p1: Conv,
+    g1: Conv,
+    to_bias: Dense,
+    p1_act: Activation,
+    p2: Conv,
+    to_pass: Dense,
+}
+
+/// The value head, folded.
+#[derive(Debug, Clone)]
+struct ValueHead {
+    v1: Conv,
+    v2: Dense,
+    v2_act: Activation,
+    v3: Dense,
+    sv3: Dense,
+    ownership: Conv,
+}
+
+/// A loaded network, ready to evaluate.
+#[derive(Debug, Clone)]
+pub struct Network {
+    name: String,
+    version: i64,
+    post_process: PostProcessParams,
+    trunk_channels: usize,
+    initial: Conv,
+    initial_global: Dense,
+    blocks: Vec<Block>,
+    tip: NormAct,
+    policy: PolicyHead,
+    value: ValueHead,
+    parameters: usize,
+}
+
+impl Network {
+    /// Loads a `.bin.gz` / `.txt.gz` (or uncompressed `.bin` / `.txt`) KataGo model.
+    pub fn load(path: impl AsRef<Path>) -> Result<Network, ModelError> {
+        Ok(Network::from_model(&ModelDesc::load(path.as_ref())?))
+    }
+
+    /// Builds the evaluator from a parsed model, folding batch norms where exact.
+    pub fn from_model(m: &ModelDesc) -> Network {
+        let t = &m.trunk;
+        let p = &m.policy;
+        let v = &m.value;
+        let (p1_scale, p1_shift) = p.p1_bn.merged();
+        let mut p1 = Conv::new(&p.p1_conv);
+        p1.scale_outputs(&p1_scale);
+        let mut to_bias = Dense::new(&p.gpool_to_bias, Some(&p1_shift));
+        to_bias.scale_outputs(&p1_scale);
+        let policy = PolicyHead {
+            p1,
+            g1: Conv::with_norm(&p.g1_conv, &p.g1_bn, p.g1_act),
+            to_bias,
+            p1_act: p.p1_act,
+            p2: Conv::new(&p.p2_conv),
+            to_pass: Dense::new(&p.gpool_to_pass, None),
+        };
+        let value = ValueHead {
+            v1: Conv::with_norm(&v.v1_conv, &v.v1_bn, v.v1_act),
+            v2: Dense::new(&v.v2_mul, Some(&v.v2_bias.weights)),
+            v2_act: v.v2_act,
+            v3: Dense::new(&v.v3_mul, Some(&v.v3_bias.weights)),
+            sv3: Dense::new(&v.sv3_mul, Some(&v.sv3_bias.weights)),
+            ownership: Conv::new(&v.ownership_conv),
+        };
+        let mut net = Network {
+            name: m.name.clone(),
+            version: m.version,
+            post_process: m.post_process,
+            trunk_channels: t.channels,
+            initial: Conv::new(&t.initial_conv),
+            initial_global: Dense::new(&t.initial_matmul, None),
+            blocks: t.blocks.iter().map(Block::fold).collect(),
+            tip: NormAct::new(&t.tip_bn, t.tip_act),
+            policy,
+            value,
+            parameters: 0,
+        };
+        let mut parameters = 0;
+        net.for_each_conv(&mut |c| parameters += c.weights.len());
+        net.parameters = parameters;
+        net
+    }
+
+    /// The model's name from its file.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// KataGo model version.
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+
+    /// Score post-processing multipliers.
+    pub fn post_process(&self) -> &PostProcessParams {
+        &self.post_process
+    }
+
+    /// Policy channels: 1, or 2 (plain and optimistic) from version 12.
+    pub fn policy_channels(&self) -> usize {
+        self.policy.p2.out_channels
+    }
+
+    /// Score-value outputs: 4 for version 8, 6 from version 9.
+    pub fn score_channels(&self) -> usize {
+        self.value.sv3.out_channels
+    }
+
+    /// Trunk width.
+    pub fn trunk_channels(&self) -> usize {
+        self.trunk_channels
+    }
+
+    /// Number of convolution weights (a rough size: most of the parameters).
+    pub fn conv_parameters(&self) -> usize {
+        self.parameters
+    }
+
+    /// Multiply-adds of one evaluation on an `n`x`n` board, times two (FLOPs of the convs).
+    pub fn flops(&self, n: usize) -> f64 {
+        let mut macs = 0.0;
+        self.for_each_conv(&mut |c| macs += c.weights.len() as f64);
+        2.0 * macs * (n * n) as f64
+    }
+
+    fn for_each_conv(&self, f: &mut dyn FnMut(&Conv)) {
+        f(&self.initial);
+        self.blocks.iter().for_each(|b| b.for_each_conv(f));
+        f(&self.policy.p1);
+        f(&self.policy.g1);
+        f(&self.policy.p2);
+        f(&self.value.v1);
+        f(&self.value.ownership);
+    }
+
+    /// Evaluates `inputs` (all of one board size), each under `symmetries[i]` (0..8), into
+    /// `out[i]`. Sets flush-to-zero in the calling thread. Allocates nothing.
+    pub fn evaluate(
+        &self,
+        ws: &mut Workspace,
+        inputs: &[NetInput],
+        symmetries: &[u8],
+        out: &mut [RawEval],
+    ) -> Result<(), EvalError> {
+        let batch = inputs.len();
+        if batch == 0 {
+            return Ok(());
+        }
+        if batch > ws.max_batch {
+            return Err(EvalError(format!(
+                "batch of {batch} exceeds the workspace's {}",
+                ws.max_batch
+            )));
+        }
+        if ws.trunk_channels != self.trunk_channels || ws.max_channels < self.trunk_channels {
+            return Err(EvalError("workspace was built for another network".into()));
+        }
+        if symmetries.len() != batch || out.len() < batch {
+            return Err(EvalError(format!(
+                "{batch} inputs but {} symmetries and {} outputs",
+                symmetries.len(),
+                out.len()
+            )));
+        }
+        let n = inputs[0].board_size;
+        if n < 2 || n > ws.board_size {
+            return Err(EvalError(format!(
+                "board size {n} outside 2..={}",
+                ws.board_size
+            )));
+        }
+        for (i, input) in inputs.iter().enumerate() {
+            if input.board_size != n || input.spatial.len() != NUM_SPATIAL_FEATURES * n * n {
+                return Err(EvalError(format!(
+                    "input {i}: board size {} with {} spatial values (expected size {n}, {} values)",
+                    input.board_size,
+                    input.spatial.len(),
+                    NUM_SPATIAL_FEATURES * n * n
+                )));
+            }
+            if symmetries[i] >= symmetry::NUM_SYMMETRIES {
+                return Err(EvalError(format!(
+                    "input {i}: symmetry {} is not 0..8",
+                    symmetries[i]
+                )));
+            }
+        }
+        set_flush_denormals();
+        let area = n * n;
+        let c = self.trunk_channels;
+
+        // Inputs into NHWC under each symmetry.
+        for (b, input) in inputs.iter().enumerate() {
+            symmetry::index_table(
+                symmetries[b],
+                n,
+                &mut ws.sym_table[b * area..(b + 1) * area],
+            );
+            let dst = &mut ws.input
+                [b * area * NUM_SPATIAL_FEATURES..(b + 1) * area * NUM_SPATIAL_FEATURES];
+            for (board_pos, &net_pos) in ws.sym_table[b * area..(b + 1) * area].iter().enumerate() {
+                for f in 0..NUM_SPATIAL_FEATURES {
+                    dst[net_pos * NUM_SPATIAL_FEATURES + f] = input.spatial[f * area + board_pos];
+                }
+            }
+        }
+
+        // Trunk.
+        let (level0, deeper) = ws.levels.split_at_mut(1);
+        let trunk = &mut level0[0].stream;
+        self.initial
+            .apply(&ws.input, batch, n, trunk, false, &mut ws.im2col);
+        for (b, input) in inputs.iter().enumerate() {
+            self.initial_global.apply(input.global, &mut ws.row);
+            for row in trunk[b * area * c..(b + 1) * area * c].chunks_exact_mut(c) {
+                for (t, g) in row.iter_mut().zip(&ws.row) {
+                    *t += g;
+                }
+            }
+        }
+        let mut scratch = Scratch {
+            im2col: &mut ws.im2col,
+            pooled: &mut ws.pooled,
+            row: &mut ws.row,
+        };
+        run_stack(&self.blocks, &mut level0[0], deeper, batch, n, &mut scratch);
+        let stream_len = batch * area * c;
+        self.tip
+            .apply(&level0[0].stream[..stream_len], &mut ws.tip[..stream_len]);
+
+        // Policy head.
+        let ph = &self.policy;
+        let pc = ph.p1.out_channels;
+        let gc = ph.g1.out_channels;
+        ph.p1
+            .apply(&ws.tip, batch, n, &mut ws.head_a, false, &mut ws.im2col);
+        ph.g1
+            .apply(&ws.tip, batch, n, &mut ws.head_b, false, &mut ws.im2col);
+        for (b, o) in out.iter_mut().enumerate().take(batch) {
+            let pooled = &mut ws.pooled[..3 * gc];
+            global_pool(&ws.head_b[b * area * gc..], area, gc, PoolKind::Max, pooled);
+            ph.to_bias.apply(pooled, &mut ws.row);
+            ph.to_pass.apply(pooled, &mut ws.pass_row);
+            for row in ws.head_a[b * area * pc..(b + 1) * area * pc].chunks_exact_mut(pc) {
+                for (v, g) in row.iter_mut().zip(&ws.row) {
+                    *v = super::layers::activate(ph.p1_act, *v + g);
+                }
+            }
+            o.pass = [0.0; 2];
+            o.pass[..ph.to_pass.out_channels]
+                .copy_from_slice(&ws.pass_row[..ph.to_pass.out_channels]);
+        }
+        let po = ph.p2.out_channels;
+        ph.p2
+            .apply(&ws.head_a, batch, n, &mut ws.head_b, false, &mut ws.im2col);
+        for (b, o) in out.iter_mut().enumerate().take(batch) {
+            o.board_size = n;
+            o.policy.clear();
+            o.policy.resize(po * area, 0.0);
+            let table = &ws.sym_table[b * area..(b + 1) * area];
+            let src = &ws.head_b[b * area * po..(b + 1) * area * po];
+            for ch in 0..po {
+                for (board_pos, &net_pos) in table.iter().enumerate() {
+                    o.policy[ch * area + board_pos] = src[net_pos * po + ch];
+                }
+            }
+        }
+
+        // Value head.
+        let vh = &self.value;
+        let vc = vh.v1.out_channels;
+        vh.v1
+            .apply(&ws.tip, batch, n, &mut ws.head_a, false, &mut ws.im2col);
+        vh.ownership
+            .apply(&ws.head_a, batch, n, &mut ws.head_b, false, &mut ws.im2col);
+        for (b, o) in out.iter_mut().enumerate().take(batch) {
+            let pooled = &mut ws.pooled[..3 * vc];
+            global_pool(
+                &ws.head_a[b * area * vc..],
+                area,
+                vc,
+                PoolKind::ValueHead,
+                pooled,
+            );
+            vh.v2.apply(pooled, &mut ws.row);
+            super::layers::activate_slice(vh.v2_act, &mut ws.row[..vh.v2.out_channels]);
+            vh.v3.apply(&ws.row, &mut o.value);
+            o.score = [0.0; 6];
+            vh.sv3.apply(&ws.row, &mut o.score);
+            o.ownership.clear();
+            o.ownership.resize(area, 0.0);
+            let table = &ws.sym_table[b * area..(b + 1) * area];
+            for (board_pos, &net_pos) in table.iter().enumerate() {
+                o.ownership[board_pos] = ws.head_b[b * area + net_pos];
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Small buffers shared by every level.
+struct Scratch<'a> {
+    im2col: &'a mut [f32],
+    pooled: &'a mut [f32],
+    row: &'a mut [f32],
+}
+
+/// Runs a block stack on `level.stream`; nested blocks use the levels below.
+fn run_stack(
+    blocks: &[Block],
+    level: &mut Level,
+    deeper: &mut [Level],
+    batch: usize,
+    n: usize,
+    s: &mut Scratch,
+) {
+    let area = n * n;
+    for block in blocks {
+        match block {
+            Block::Ordinary { pre, first, second } => {
+                let len = batch * area * pre.scale.len();
+                pre.apply(&level.stream[..len], &mut level.act[..len]);
+                first.apply(&level.act, batch, n, &mut level.mid, false, s.im2col);
+                second.apply(&level.mid, batch, n, &mut level.stream, true, s.im2col);
+            }
+            Block::GlobalPooling {
+                pre,
+                regular,
+                gpool,
+                to_bias,
+                mid_act,
+                second,
+            } => {
+                let len = batch * area * pre.scale.len();
+                pre.apply(&level.stream[..len], &mut level.act[..len]);
+                regular.apply(&level.act, batch, n, &mut level.mid, false, s.im2col);
+                gpool.apply(&level.act, batch, n, &mut level.gpool, false, s.im2col);
+                let (rc, gc) = (regular.out_channels, gpool.out_channels);
+                for b in 0..batch {
+                    let pooled = &mut s.pooled[..3 * gc];
+                    global_pool(
+                        &level.gpool[b * area * gc..],
+                        area,
+                        gc,
+                        PoolKind::Max,
+                        pooled,
+                    );
+                    to_bias.apply(pooled, s.row);
+                    for row in level.mid[b * area * rc..(b + 1) * area * rc].chunks_exact_mut(rc) {
+                        for (v, g) in row.iter_mut().zip(s.row.iter()) {
+                            *v = super::layers::activate(*mid_act, *v + g);
+                        }
+                    }
+                }
+                second.apply(&level.mid, batch, n, &mut level.stream, true, s.im2col);
+            }
+            Block::Nested {
+                pre,
+                down,
+                blocks,
+                post,
+                up,
+            } => {
+                let len = batch * area * pre.scale.len();
+                pre.apply(&level.stream[..len], &mut level.act[..len]);
+                let (inner, rest) = deeper.split_at_mut(1);
+                let inner = &mut inner[0];
+                down.apply(&level.act, batch, n, &mut inner.stream, false, s.im2col);
+                run_stack(blocks, inner, rest, batch, n, s);
+                let inner_len = batch * area * post.scale.len();
+                post.apply(&inner.stream[..inner_len], &mut inner.act[..inner_len]);
+                up.apply(&inner.act, batch, n, &mut level.stream, true, s.im2col);
+            }
+        }
+    }
+}
+
+/// Buffers of one nesting level: its residual stream and the block scratch.
+#[derive(Debug, Clone)]
+struct Level {
+    stream: Vec<f32>,
+    act: Vec<f32>,
+    mid: Vec<f32>,
+    gpool: Vec<f32>,
+}
+
+/// Per-thread buffers for evaluating batches of up to `max_batch` boards of up to
+/// `board_size` on one network.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    max_batch: usize,
+    board_size: usize,
+    trunk_channels: usize,
+    max_channels: usize,
+    sym_table: Vec<usize>,
+    input: Vec<f32>,
+    levels: Vec<Level>,
+    tip: Vec<f32>,
+    head_a: Vec<f32>,
+    head_b: Vec<f32>,
+    im2col: Vec<f32>,
+    pooled: Vec<f32>,
+    row: Vec<f32>,
+    pass_row: Vec<f32>,
+}
+
+impl Workspace {
+    /// Buffers for `net`, batches up to `max_batch` (at least 1), boards up to `board_size`
+    /// (clamped to 2..=19).
+    pub fn new(net: &Network, max_batch: usize, board_size: usize) -> Workspace {
+        let max_batch = max_batch.max(1);
+        let board_size = board_size.clamp(2, MAX_BOARD_SIZE);
+        let area = board_size * board_size;
+        let mut max_channels = net.trunk_channels.max(NUM_SPATIAL_FEATURES);
+        let mut im2col = 0;
+        net.for_each_conv(&mut |c| {
+            max_channels = max_channels.max(c.in_channels).max(c.out_channels);
+            im2col = im2col.max(c.im2col_len(area));
+        });
+        let dense_width = [
+            &net.initial_global,
+            &net.policy.to_bias,
+            &net.policy.to_pass,
+            &net.value.v2,
+            &net.value.v3,
+            &net.value.sv3,
+        ]
+        .iter()
+        .map(|d| d.in_channels.max(d.out_channels))
+        .max()
+        .unwrap_or(0);
+        let mut pooled_width = dense_width;
+        let mut row_width = dense_width.max(max_channels);
+        fn visit_dense(blocks: &[Block], f: &mut dyn FnMut(&Dense)) {
+            for b in blocks {
+                match b {
+                    Block::GlobalPooling { to_bias, .. } => f(to_bias),
+                    Block::Nested { blocks, .. } => visit_dense(blocks, f),
+                    Block::Ordinary { .. } => {}
+                }
+            }
+        }
+        visit_dense(&net.blocks, &mut |d| {
+            pooled_width = pooled_width.max(d.in_channels);
+            row_width = row_width.max(d.out_channels);
+        });
+        let depth = 1 + net.blocks.iter().map(Block::depth).max().unwrap_or(0);
+        let plane = max_batch * area * max_channels;
+        let level = Level {
+            stream: vec![0.0; plane],
+            act: vec![0.0; plane],
+            mid: vec![0.0; plane],
+            gpool: vec![0.0; plane],
+        };
+        Workspace {
+            max_batch,
+            board_size,
+            trunk_channels: net.trunk_channels,
+            max_channels,
+            sym_table: vec![0; max_batch * area],
+            input: vec![0.0; max_batch * area * NUM_SPATIAL_FEATURES],
+            levels: vec![level; depth],
+            tip: vec![0.0; plane],
+            head_a: vec![0.0; plane],
+            head_b: vec![0.0; plane],
+            im2col: vec![0.0; im2col],
+            pooled: vec![0.0; pooled_width.max(3 * max_channels)],
+            row: vec![0.0; row_width],
+            pass_row: vec![0.0; dense_width],
+        }
+    }
+
+    /// Largest batch this workspace takes.
+    pub fn max_batch(&self) -> usize {
+        self.max_batch
+    }
+
+    /// Largest board side this workspace takes.
+    pub fn board_size(&self) -> usize {
+        self.board_size
+    }
+}
+
+/// Sets flush-to-zero and denormals-are-zero in this thread's MXCSR (x86-64; elsewhere a no-op).
+pub fn set_flush_denormals() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut csr: u32 = 0;
+        // SAFETY: stmxcsr/ldmxcsr read and write the 32-bit MXCSR through a valid local; setting
+        // FTZ (bit 15) and DAZ (bit 6) only changes how denormal floats are rounded.
+        unsafe {
+            std::arch::asm!("stmxcsr [{0}]", in(reg) &mut csr as *mut u32, options(nostack, preserves_flags));
+            csr |= 0x8040;
+            std::arch::asm!("ldmxcsr [{0}]", in(reg) &csr as *const u32, options(nostack, preserves_flags, readonly));
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Neural-network evaluation: KataGo-format networks run by tengen's own
+//! inference, in pure Rust.
+//!
+//! Inputs: `features` computes KataGo's V7 planes and globals from a
+//! [`crate::Game`] (with `history`, KataGo's view of the game's history;
+//! `ladder`, ladder reading; `area`, pass-alive area) and the legal-move mask.
+//!
+//! Network: `model` reads the files, `forward` folds the batch norms and runs
+//! the batched forward pass on NHWC activations (`layers` holds its kernels),
+//! `symmetry` maps board points under the eight symmetries, and `output`
+//! post-processes raw outputs into probabilities and scores as KataGo does.
+//!
+//! `evaluator` ties them together: a game in, a [`NetEval`] out.
+//!
+//! ```no_run
+//! use tengen::nn::{Network, Workspace, NetInput, RawEval};
+//! let net = Network::load("model.bin.gz").expect("load");
+//! let mut ws = Workspace::new(&net, 1, 19);
+//! let spatial = vec![0.0f32; 22 * 19 * 19];
+//! let global = [0.0f32; 19];
+//! let input = NetInput { board_size: 19, spatial: &spatial, global: &global };
+//! let mut out = [RawEval::new()];
+//! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
+//! ```
+
+pub mod area;
+pub mod evaluator;
+pub mod features;
+pub mod forward;
+pub mod history;
+pub mod ladder;
+pub mod layers;
+pub mod model;
+pub mod output;
+pub mod symmetry;
+
+#[cfg(test)]
+mod tests;
+
+pub use evaluator::Evaluator;
+pub use forward::{
+    set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
+    NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,
+};
+pub use model::{ModelDesc, ModelError};
+pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};

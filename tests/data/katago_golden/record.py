@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Records KataGo's `kata-raw-nn` answers for the golden positions.
+
+Usage: record.py KATAGO_BINARY CONFIG NET OUTFILE [--limit N] [--positions FILE]
+
+Runs an existing KataGo binary (`katago gtp -config CONFIG -model NET`); it builds
+nothing. For every position in positions.txt (next to this script unless
+--positions is given) it sends boardsize, clear_board, komi, kata-set-rules with
+an explicit rule string, the moves, then `kata-raw-nn S` for each listed
+symmetry, and writes OUTFILE as blocks
+
+    position <name>
+    symmetry <s>
+    <the kata-raw-nn response lines, verbatim, without the leading "= ">
+    end
+
+--limit N records only the first N positions (for the slow nets).
+Python 3 standard library only.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+KO = {"simple": "SIMPLE", "positional": "POSITIONAL", "situational": "SITUATIONAL"}
+SCORING = {"area": "AREA", "territory": "TERRITORY"}
+# KataGo's taxes for the two scorings as in its presets (chinese: NONE, japanese: SEKI).
+TAX = {"area": "NONE", "territory": "SEKI"}
+
+
+class Position:
+    def __init__(self, name):
+        self.name = name
+        self.size = None
+        self.komi = None
+        self.rules = None
+        self.moves = []
+        self.symmetries = None
+
+    def katago_rules(self):
+        """KataGo's explicit rule string: ko, scoring, tax, suicide, no button,
+        white handicap bonus 0 (so leading Black moves never change komi)."""
+        r = self.rules
+        return "ko%sscore%stax%ssui%sbutton0whb0" % (
+            KO[r["ko"]], SCORING[r["scoring"]], TAX[r["scoring"]], r["suicide"])
+
+    def symmetry_list(self):
+        if self.symmetries == ["all"]:
+            return list(range(8))
+        return [int(s) for s in self.symmetries]
+
+
+def read_positions(path):
+    """Parses positions.txt; raises ValueError naming the line on any malformed input."""
+    positions = []
+    current = None
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, _, rest = line.partition(" ")
+            rest = rest.strip()
+            where = "%s:%d" % (path, lineno)
+            if key == "position":
+                if current is not None:
+                    raise ValueError(where + ": position inside position")
+                current = Position(rest)
+                continue
+            if current is None:
+                raise ValueError(where + ": '%s' outside a position block" % key)
+            if key == "size":
+                current.size = int(rest)
+                if not 2 <= current.size <= 19:
+                    raise ValueError(where + ": size out of range")
+            elif key == "komi":
+                current.komi = float(rest)
+            elif key == "rules":
+                fields = dict(kv.split("=", 1) for kv in rest.split())
+                if (set(fields) != {"ko", "suicide", "scoring"} or fields["ko"] not in KO
+                        or fields["suicide"] not in ("0", "1") or fields["scoring"] not in SCORING):
+                    raise ValueError(where + ": bad rules line")
+                current.rules = fields
+            elif key == "moves":
+                tokens = rest.split()
+                if len(tokens) % 2 != 0:
+                    raise ValueError(where + ": odd number of move tokens")
+                current.moves = [(tokens[i].upper(), tokens[i + 1].upper())
+                                 for i in range(0, len(tokens), 2)]
+                if any(c not in ("B", "W") for c, _ in current.moves):
+                    raise ValueError(where + ": colour must be B or W")
+            elif key == "symmetries":
+                current.symmetries = rest.split()
+                if current.symmetries != ["all"] and not all(
+                        s.isdigit() and int(s) < 8 for s in current.symmetries):
+                    raise ValueError(where + ": bad symmetries")
+            elif key == "end":
+                if None in (current.size, current.komi, current.rules, current.symmetries):
+                    raise ValueError(where + ": incomplete position " + current.name)
+                positions.append(current)
+                current = None
+            else:
+                raise ValueError(where + ": unknown key " + key)
+    if current is not None:
+        raise ValueError(path + ": last position has no 'end'")
+    return positions
+
+
+class Gtp:
+    def __init__(self, argv):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+
+    def send(self, command):
+        """Sends one command; returns the response lines (first one without '= ')."""
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("KataGo exited during '%s'" % command)
+            line = line.rstrip("\n")
+            if line == "":
+                if lines:
+                    break
+                continue
+            lines.append(line)
+        if lines[0].startswith("?"):
+            raise RuntimeError("'%s' failed: %s" % (command, " ".join(lines)))
+        if not lines[0].startswith("="):
+            raise RuntimeError("'%s': unexpected answer %r" % (command, lines[0]))
+        lines[0] = lines[0][1:].lstrip(" ")
+        if lines[0] == "":
+            lines = lines[1:]
+        return lines
+
+    def close(self):
+        try:
+            self.send("quit")
+        except RuntimeError:
+            pass
+        self.proc.wait(timeout=60)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("katago")
+    ap.add_argument("config")
+    ap.add_argument("net")
+    ap.add_argument("outfile")
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--positions", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "positions.txt"))
+    args = ap.parse_args()
+
+    positions = read_positions(args.positions)
+    if args.limit is not None:
+        positions = positions[:args.limit]
+
+    gtp = Gtp([args.katago, "gtp", "-config", args.config, "-model", args.net])
+    with open(args.outfile, "w", encoding="utf-8") as out:
+        version = " ".join(gtp.send("version"))
+        out.write("# kata-raw-nn goldens: KataGo %s, net %s\n\n"
+                  % (version, os.path.basename(args.net)))
+        for pos in positions:
+            gtp.send("boardsize %d" % pos.size)
+            gtp.send("clear_board")
+            gtp.send("komi %g" % pos.komi)
+            gtp.send("kata-set-rules " + pos.katago_rules())
+            for colour, vertex in pos.moves:
+                gtp.send("play %s %s" % (colour, vertex))
+            for sym in pos.symmetry_list():
+                lines = gtp.send("kata-raw-nn %d" % sym)
+                if not lines or lines[0] != "symmetry %d" % sym:
+                    raise RuntimeError("%s: unexpected kata-raw-nn answer" % pos.name)
+                out.write("position %s\n" % pos.name)
+                out.write("\n".join(lines) + "\nend\n\n")
+            print("recorded %s (%s)" % (pos.name, " ".join(pos.symmetries)), file=sys.stderr)
+    gtp.close()
+
+
+if __name__ == "__main__":
+    main()

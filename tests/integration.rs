@@ -26,6 +26,12 @@ mod match_gnugo;
 mod match_gtp_client;
 #[path = "match_runner.rs"]
 mod match_runner;
+#[path = "nn_cli.rs"]
+mod nn_cli;
+#[path = "nn_forward_reference.rs"]
+mod nn_forward_reference;
+#[path = "nn_golden.rs"]
+mod nn_golden;
 #[path = "rules_differential.rs"]
 mod rules_differential;
 #[path = "rules_positions.rs"]

@@ -350,6 +350,7 @@ fn final_status_list_computes_dead_stones_only_for_dead_and_alive() {
         Box::new(out.clone()),
         Options::default(),
         Box::new(engine),
+        None,
     )
     .unwrap();
     let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();

@@ -291,7 +291,7 @@ impl Network {
             parameters: 0,
         };
         let mut parameters = 0;
-        net.for_each_conv(&mut |c| parameters += c.weights.len());
+        net.for_each_conv(&mut |c| parameters += c.num_weights());
         net.parameters = parameters;
         net
     }
@@ -334,7 +334,7 @@ impl Network {
     /// Multiply-adds of one evaluation on an `n`x`n` board, times two (FLOPs of the convs).
     pub fn flops(&self, n: usize) -> f64 {
         let mut macs = 0.0;
-        self.for_each_conv(&mut |c| macs += c.weights.len() as f64);
+        self.for_each_conv(&mut |c| macs += c.num_weights() as f64);
         2.0 * macs * (n * n) as f64
     }
 

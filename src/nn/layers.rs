@@ -2,6 +2,7 @@
 //! board after another): convolution by im2col + GEMM, per-channel affine + activation,
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
+use super::gemm::{gemm, PackedMatrix};
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 
 /// Applies an activation to one value, with KataGo's formulas.
@@ -61,8 +62,8 @@ pub struct Conv {
     pub kx: usize,
     pub in_channels: usize,
     pub out_channels: usize,
-    /// `[ky][kx][in][out]`: the GEMM's right-hand matrix as it stands.
-    pub weights: Vec<f32>,
+    /// `[ky][kx][in][out]` packed as the GEMM's right-hand matrix.
+    pub weights: PackedMatrix,
     pub bias: Option<Vec<f32>>,
     pub act: Activation,
 }
@@ -75,7 +76,11 @@ impl Conv {
             kx: desc.kx,
             in_channels: desc.in_channels,
             out_channels: desc.out_channels,
-            weights: desc.weights.clone(),
+            weights: PackedMatrix::new(
+                &desc.weights,
+                desc.ky * desc.kx * desc.in_channels,
+                desc.out_channels,
+            ),
             bias: None,
             act: Activation::Identity,
         }
@@ -94,11 +99,12 @@ impl Conv {
 
     /// Multiplies each output channel's weights by `scale[oc]`.
     pub fn scale_outputs(&mut self, scale: &[f32]) {
-        for row in self.weights.chunks_exact_mut(self.out_channels) {
-            for (w, s) in row.iter_mut().zip(scale) {
-                *w *= s;
-            }
-        }
+        self.weights.scale_columns(scale);
+    }
+
+    /// Number of weights.
+    pub fn num_weights(&self) -> usize {
+        self.weights.k() * self.weights.n()
     }
 
     /// im2col scratch (floats) needed for one board of `area` points.
@@ -124,31 +130,22 @@ impl Conv {
         debug_assert!(!accumulate || (self.bias.is_none() && self.act == Activation::Identity));
         let area = n * n;
         let (cin, cout) = (self.in_channels, self.out_channels);
-        let beta = if accumulate { 1.0 } else { 0.0 };
         if self.ky == 1 && self.kx == 1 {
             gemm(
                 batch * area,
-                cin,
-                cout,
                 &input[..batch * area * cin],
+                cin,
                 &self.weights,
-                beta,
                 out,
+                accumulate,
             );
         } else {
             let k = self.ky * self.kx * cin;
             let cols = &mut scratch[..area * k];
             for b in 0..batch {
                 self.im2col(&input[b * area * cin..(b + 1) * area * cin], n, cols);
-                gemm(
-                    area,
-                    k,
-                    cout,
-                    cols,
-                    &self.weights,
-                    beta,
-                    &mut out[b * area * cout..(b + 1) * area * cout],
-                );
+                let dst = &mut out[b * area * cout..(b + 1) * area * cout];
+                gemm(area, cols, k, &self.weights, dst, accumulate);
             }
         }
         let out = &mut out[..batch * area * cout];
@@ -189,31 +186,6 @@ impl Conv {
                 }
             }
         }
-    }
-}
-
-/// `c = a (m x k) * b (k x n) + beta * c`, all row-major and contiguous.
-pub fn gemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
-    // SAFETY: the assert above keeps every access of the m x k, k x n and m x n row-major
-    // matrices inside the slices; `c` does not alias `a` or `b` (distinct borrows).
-    unsafe {
-        matrixmultiply::sgemm(
-            m,
-            k,
-            n,
-            1.0,
-            a.as_ptr(),
-            k as isize,
-            1,
-            b.as_ptr(),
-            n as isize,
-            1,
-            beta,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! Neural-network evaluation of KataGo networks in pure Rust.
 //!
 //! `model` reads the files, `forward` folds the batch norms and runs the batched forward pass
-//! on NHWC activations (`layers` holds its kernels), `symmetry` maps board points under the
+//! on NHWC activations (`layers` holds its kernels, `gemm` the matrix product), `symmetry` maps board points under the
 //! eight symmetries, and `output` post-processes raw outputs into probabilities and scores as
 //! KataGo does.
 //!
@@ -17,6 +17,7 @@
 //! ```
 
 pub mod forward;
+pub mod gemm;
 pub mod layers;
 pub mod model;
 pub mod output;

@@ -51,6 +51,18 @@ impl PackedMatrix {
         }
     }
 
+    /// The matrix back in row-major order.
+    pub fn unpack(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.k * self.n];
+        for col in 0..self.n {
+            let (p, j) = (col / PANEL, col % PANEL);
+            for row in 0..self.k {
+                out[row * self.n + col] = self.data[(p * self.k + row) * PANEL + j];
+            }
+        }
+        out
+    }
+
     /// Rows (the inner dimension).
     pub fn k(&self) -> usize {
         self.k

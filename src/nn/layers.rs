@@ -4,6 +4,7 @@
 
 use super::gemm::{gemm, PackedMatrix};
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use super::winograd;
 
 /// Applies an activation to one value, with KataGo's formulas.
 #[inline(always)]
@@ -62,8 +63,10 @@ pub struct Conv {
     pub kx: usize,
     pub in_channels: usize,
     pub out_channels: usize,
-    /// `[ky][kx][in][out]` packed as the GEMM's right-hand matrix.
+    /// `[ky][kx][in][out]` packed as the GEMM's right-hand matrix (empty once Winograd is on).
     pub weights: PackedMatrix,
+    /// The 36 transformed filter matrices when this 3x3 conv runs by Winograd.
+    pub winograd: Vec<PackedMatrix>,
     pub bias: Option<Vec<f32>>,
     pub act: Activation,
 }
@@ -81,6 +84,7 @@ impl Conv {
                 desc.ky * desc.kx * desc.in_channels,
                 desc.out_channels,
             ),
+            winograd: Vec::new(),
             bias: None,
             act: Activation::Identity,
         }
@@ -99,20 +103,35 @@ impl Conv {
 
     /// Multiplies each output channel's weights by `scale[oc]`.
     pub fn scale_outputs(&mut self, scale: &[f32]) {
+        assert!(
+            self.winograd.is_empty(),
+            "scale before switching to Winograd"
+        );
         self.weights.scale_columns(scale);
+    }
+
+    /// Switches a 3x3 convolution to Winograd F(4x4, 3x3) (other kernels stay on im2col).
+    pub fn use_winograd(&mut self) {
+        if self.ky == 3 && self.kx == 3 && self.winograd.is_empty() {
+            let raw = self.weights.unpack();
+            self.winograd = winograd::transform_filters(&raw, self.in_channels, self.out_channels);
+            self.weights = PackedMatrix::new(&[], 0, 0);
+        }
     }
 
     /// Number of weights.
     pub fn num_weights(&self) -> usize {
-        self.weights.k() * self.weights.n()
+        self.ky * self.kx * self.in_channels * self.out_channels
     }
 
-    /// im2col scratch (floats) needed for one board of `area` points.
-    pub fn im2col_len(&self, area: usize) -> usize {
-        if self.ky == 1 && self.kx == 1 {
+    /// Scratch floats needed for a batch of `batch` boards of `n`x`n`.
+    pub fn scratch_len(&self, batch: usize, n: usize) -> usize {
+        if !self.winograd.is_empty() {
+            winograd::scratch_len(batch, n, self.in_channels, self.out_channels)
+        } else if self.ky == 1 && self.kx == 1 {
             0
         } else {
-            area * self.ky * self.kx * self.in_channels
+            n * n * self.ky * self.kx * self.in_channels
         }
     }
 
@@ -130,7 +149,19 @@ impl Conv {
         debug_assert!(!accumulate || (self.bias.is_none() && self.act == Activation::Identity));
         let area = n * n;
         let (cin, cout) = (self.in_channels, self.out_channels);
-        if self.ky == 1 && self.kx == 1 {
+        if !self.winograd.is_empty() {
+            winograd::convolve(
+                &self.winograd,
+                cin,
+                cout,
+                input,
+                batch,
+                n,
+                out,
+                accumulate,
+                scratch,
+            );
+        } else if self.ky == 1 && self.kx == 1 {
             gemm(
                 batch * area,
                 &input[..batch * area * cin],

@@ -1,7 +1,8 @@
 //! Neural-network evaluation of KataGo networks in pure Rust.
 //!
 //! `model` reads the files, `forward` folds the batch norms and runs the batched forward pass
-//! on NHWC activations (`layers` holds its kernels, `gemm` the matrix product), `symmetry` maps board points under the
+//! on NHWC activations (`layers` holds its kernels, `gemm` the matrix product, `winograd` the 3x3
+//! convolutions), `symmetry` maps board points under the
 //! eight symmetries, and `output` post-processes raw outputs into probabilities and scores as
 //! KataGo does.
 //!
@@ -22,6 +23,7 @@ pub mod layers;
 pub mod model;
 pub mod output;
 pub mod symmetry;
+pub mod winograd;
 
 pub use forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,

@@ -256,6 +256,12 @@ struct ValueHead {
     ownership: Conv,
 }
 
+// One loaded network is shared by every evaluating thread.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Network>();
+};
+
 /// A loaded network, ready to evaluate.
 #[derive(Debug, Clone)]
 pub struct Network {

@@ -156,11 +156,11 @@ fn features_match_katago() {
                 ));
             }
         }
-        for k in 0..NUM_GLOBAL {
-            if (global[k] - e.global[k]).abs() > 1e-4 {
+        for (k, (&mine, &kata)) in global.iter().zip(&e.global).enumerate() {
+            if (mine - kata).abs() > 1e-4 {
                 failures.push(format!(
-                    "position {i} ({}): global {k}: KataGo {} tengen {}",
-                    e.spec, e.global[k], global[k]
+                    "position {i} ({}): global {k}: KataGo {kata} tengen {mine}",
+                    e.spec
                 ));
             }
         }

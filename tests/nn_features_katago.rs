@@ -4,25 +4,41 @@
 
 use tengen::board::{Color, Geometry, Move};
 use tengen::nn::features::{FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use tengen::nn::history::{HandicapBonus, KataRuleExtras};
 use tengen::rules::{KoRule, Preset, Rules, Scoring};
 use tengen::Game;
 
 const DATA: &str = include_str!("data/nn_features/katago_features.txt");
 const COLUMNS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
-/// tengen's rules for a KataGo rule-set name.
-fn rules_for(katago_name: &str) -> Rules {
+/// tengen's rules and KataGo's rule extras for a KataGo rule-set name (the
+/// data were recorded under KataGo's named rule sets, whose friendly-pass and
+/// handicap-bonus settings differ from tengen's own).
+fn rules_for(katago_name: &str) -> (Rules, KataRuleExtras) {
+    let extras = |friendly_pass_ok, handicap_bonus| KataRuleExtras {
+        friendly_pass_ok,
+        handicap_bonus,
+    };
     match katago_name {
-        "chinese" => Rules {
-            ko: KoRule::Simple,
-            suicide_allowed: false,
-            scoring: Scoring::Area,
-        },
-        "chinese-ogs" => Preset::Chinese.rules(),
-        "japanese" => Preset::Japanese.rules(),
-        "aga" => Preset::Aga.rules(),
-        "nz" => Preset::NewZealand.rules(),
-        "tromp-taylor" => Preset::TrompTaylor.rules(),
+        "chinese" => (
+            Rules {
+                ko: KoRule::Simple,
+                suicide_allowed: false,
+                scoring: Scoring::Area,
+            },
+            extras(true, HandicapBonus::N),
+        ),
+        "chinese-ogs" => (Preset::Chinese.rules(), extras(true, HandicapBonus::N)),
+        "japanese" => (Preset::Japanese.rules(), extras(false, HandicapBonus::Zero)),
+        "aga" => (Preset::Aga.rules(), extras(true, HandicapBonus::NMinusOne)),
+        "nz" => (
+            Preset::NewZealand.rules(),
+            extras(true, HandicapBonus::Zero),
+        ),
+        "tromp-taylor" => (
+            Preset::TrompTaylor.rules(),
+            extras(false, HandicapBonus::Zero),
+        ),
         other => panic!("unknown rules {other}"),
     }
 }
@@ -39,18 +55,19 @@ fn parse_move(text: &str, g: Geometry) -> Move {
     Move::Play(g.point(x, g.size() - row).expect("vertex"))
 }
 
-fn game_for(spec: &str) -> Game {
+fn game_for(spec: &str) -> (Game, KataRuleExtras) {
     let mut it = spec.split_whitespace();
     let n: usize = it.next().expect("size").parse().expect("size");
     let komi: f64 = it.next().expect("komi").parse().expect("komi");
     let g = Geometry::new(n).expect("geometry");
-    let mut game = Game::new(g, rules_for(it.next().expect("rules")), komi);
+    let (rules, extras) = rules_for(it.next().expect("rules"));
+    let mut game = Game::new(g, rules, komi);
     for m in it {
         let (c, v) = m.split_once(':').expect("move");
         let color = if c == "B" { Color::Black } else { Color::White };
         game.play(color, parse_move(v, g)).expect("legal move");
     }
-    game
+    (game, extras)
 }
 
 fn plane_from_hex(hex: &str, len: usize) -> Vec<bool> {
@@ -135,11 +152,13 @@ fn features_match_katago() {
     let mut scratch = FeatureScratch::new();
     let mut failures = Vec::new();
     for (i, e) in data.iter().enumerate() {
-        let game = game_for(&e.spec);
+        let (game, extras) = game_for(&e.spec);
         let n = game.board().size();
         let mut spatial = vec![0.0f32; NUM_SPATIAL * n * n];
         let mut global = [0.0f32; NUM_GLOBAL];
-        scratch.fill_v7(&game, &mut spatial, &mut global).unwrap();
+        scratch
+            .fill_v7_with(&game, extras, &mut spatial, &mut global)
+            .unwrap();
         let mut mask = vec![false; n * n + 1];
         scratch.legal_moves_mask(&game, &mut mask).unwrap();
         for c in 0..NUM_SPATIAL {

@@ -314,7 +314,7 @@ impl GtpClient {
         *stray += 1;
         if *stray <= STRAY_LOGGED {
             eprintln!("[{}] ignoring stray output: {}", self.label, short(line));
-        } else if *stray % 1000 == 0 {
+        } else if (*stray).is_multiple_of(1000) {
             eprintln!("[{}] ignored {} stray lines so far", self.label, *stray);
         }
     }

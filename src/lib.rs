@@ -18,6 +18,9 @@
 //!                              gtp (protocol, vertex, commands, setup, analysis)
 //! ```
 //!
+//! `nn` (KataGo network files, the forward pass, post-processing) stands apart: it uses only
+//! `Color`, and takes its input planes ready-made.
+//!
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
 //! keys; `game` uses all three; `playout`, `patterns`, `tactics` and `priors`
 //! work on a bare `Board`; everything that talks to the outside builds on `game`

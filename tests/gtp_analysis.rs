@@ -51,7 +51,10 @@ fn sabaki_parse(line: &str, kata: bool) -> Vec<Variation> {
             "pv is the last key: {segment:?}"
         );
         let pairs = &tokens[..pv_start - 1];
-        assert!(pairs.len() % 2 == 0, "key value pairs: {segment:?}");
+        assert!(
+            pairs.len().is_multiple_of(2),
+            "key value pairs: {segment:?}"
+        );
         let get = |k: &str| pairs.chunks(2).find(|p| p[0] == k).map(|p| p[1]);
         let (Some(mv), Some(w)) = (get("move"), get("winrate")) else {
             continue;

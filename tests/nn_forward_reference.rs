@@ -797,8 +797,18 @@ fn diff_against_reference(version: i64, seed: u64) {
         temp_file(&format!("v{version}-{seed}.bin.gz"), &gzip(&bytes_bin)),
     ];
     let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut cases = Vec::new();
     for file in &files {
         let loaded = Network::load(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        cases.push((file.display().to_string(), loaded));
+    }
+    // The im2col path for 3x3 convolutions too (Network::load uses Winograd).
+    let desc = ModelDesc::load(&files[1]).expect("parse");
+    cases.push((
+        format!("{} (im2col)", files[1].display()),
+        Network::from_model_with(&desc, false),
+    ));
+    for (label, loaded) in &cases {
         assert_eq!(loaded.version(), version);
         assert_eq!(loaded.name(), format!("testnet-v{version}"));
         if version >= 13 {
@@ -806,7 +816,7 @@ fn diff_against_reference(version: i64, seed: u64) {
             assert_eq!(pp.score_mean_multiplier, net.multipliers[1]);
             assert_eq!(pp.shortterm_score_error_multiplier, net.multipliers[6]);
         }
-        let mut ws = Workspace::new(&loaded, 7, 13);
+        let mut ws = Workspace::new(loaded, 7, 13);
         let mut out = vec![RawEval::new(); 7];
         for n in [5usize, 9, 13] {
             let (spatial, global) = random_input(&mut rng, n);
@@ -821,7 +831,7 @@ fn diff_against_reference(version: i64, seed: u64) {
                     .expect("evaluate");
                 let r = forward_ref(&net, &spatial, &global, n, sym);
                 check(
-                    &format!("{} n={n} sym={sym} batch 1", file.display()),
+                    &format!("{label} n={n} sym={sym} batch 1"),
                     &net,
                     &out[0],
                     &r,
@@ -844,7 +854,7 @@ fn diff_against_reference(version: i64, seed: u64) {
             for i in 0..7 {
                 let r = forward_ref(&net, &batch[i].0, &batch[i].1, n, syms[i]);
                 check(
-                    &format!("{} n={n} batch 7 item {i}", file.display()),
+                    &format!("{label} n={n} batch 7 item {i}"),
                     &net,
                     &out[i],
                     &r,

@@ -197,6 +197,33 @@ impl Block {
         }
     }
 
+    /// Visits every convolution mutably.
+    fn for_each_conv_mut(&mut self, f: &mut dyn FnMut(&mut Conv)) {
+        match self {
+            Block::Ordinary { first, second, .. } => {
+                f(first);
+                f(second);
+            }
+            Block::GlobalPooling {
+                regular,
+                gpool,
+                second,
+                ..
+            } => {
+                f(regular);
+                f(gpool);
+                f(second);
+            }
+            Block::Nested {
+                down, blocks, up, ..
+            } => {
+                f(down);
+                blocks.iter_mut().for_each(|b| b.for_each_conv_mut(f));
+                f(up);
+            }
+        }
+    }
+
     /// Nesting depth below this block (0 for plain blocks).
     fn depth(&self) -> usize {
         match self {
@@ -229,6 +256,12 @@ struct ValueHead {
     ownership: Conv,
 }
 
+// One loaded network is shared by every evaluating thread.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Network>();
+};
+
 /// A loaded network, ready to evaluate.
 #[derive(Debug, Clone)]
 pub struct Network {
@@ -251,8 +284,15 @@ impl Network {
         Ok(Network::from_model(&ModelDesc::load(path.as_ref())?))
     }
 
-    /// Builds the evaluator from a parsed model, folding batch norms where exact.
+    /// Builds the evaluator from a parsed model, folding batch norms where exact; 3x3
+    /// convolutions run by Winograd F(4x4, 3x3).
     pub fn from_model(m: &ModelDesc) -> Network {
+        Network::from_model_with(m, true)
+    }
+
+    /// As [`Network::from_model`], choosing Winograd or im2col for the 3x3 convolutions (for
+    /// benchmarks and tests).
+    pub fn from_model_with(m: &ModelDesc, winograd: bool) -> Network {
         let t = &m.trunk;
         let p = &m.policy;
         let v = &m.value;
@@ -291,8 +331,13 @@ impl Network {
             parameters: 0,
         };
         let mut parameters = 0;
-        net.for_each_conv(&mut |c| parameters += c.weights.len());
+        net.for_each_conv(&mut |c| parameters += c.num_weights());
         net.parameters = parameters;
+        if winograd {
+            net.blocks
+                .iter_mut()
+                .for_each(|b| b.for_each_conv_mut(&mut Conv::use_winograd));
+        }
         net
     }
 
@@ -334,7 +379,7 @@ impl Network {
     /// Multiply-adds of one evaluation on an `n`x`n` board, times two (FLOPs of the convs).
     pub fn flops(&self, n: usize) -> f64 {
         let mut macs = 0.0;
-        self.for_each_conv(&mut |c| macs += c.weights.len() as f64);
+        self.for_each_conv(&mut |c| macs += c.num_weights() as f64);
         2.0 * macs * (n * n) as f64
     }
 
@@ -630,7 +675,7 @@ impl Workspace {
         let mut im2col = 0;
         net.for_each_conv(&mut |c| {
             max_channels = max_channels.max(c.in_channels).max(c.out_channels);
-            im2col = im2col.max(c.im2col_len(area));
+            im2col = im2col.max(c.scratch_len(max_batch, board_size));
         });
         let dense_width = [
             &net.initial_global,

@@ -28,6 +28,17 @@ pub struct LadderBoard {
     lib_mark: Vec<u32>,
     generation: u32,
     chain_buf: Vec<Point>,
+    /// Memo of chain facts for the current position: `memo_stamp[p] == version`
+    /// means `memo_head[p]` names the chain of the stone `p` and
+    /// `memo_info[head]` holds its facts. `version` changes with every play,
+    /// undo and load.
+    version: u32,
+    memo_stamp: Vec<u32>,
+    memo_head: Vec<u16>,
+    memo_info: Vec<ChainInfo>,
+    /// The version and head for which `chain_buf` holds a chain's stones.
+    buf_version: u32,
+    buf_head: u16,
 }
 
 /// What undoing a play needs.
@@ -57,6 +68,12 @@ impl Default for LadderBoard {
             lib_mark: vec![0; CELLS],
             generation: 0,
             chain_buf: Vec::with_capacity(CELLS),
+            version: 1,
+            memo_stamp: vec![0; CELLS],
+            memo_head: vec![0; CELLS],
+            memo_info: vec![ChainInfo { stones: 0, libs: 0 }; CELLS],
+            buf_version: 0,
+            buf_head: 0,
         }
     }
 }
@@ -70,6 +87,24 @@ impl LadderBoard {
             self.cells[p.index()] = board.at(p);
         }
         self.ko = ko;
+        self.changed();
+    }
+
+    /// Forgets the memo of chain facts (the stones changed).
+    fn changed(&mut self) {
+        self.version = self.version.wrapping_add(1);
+        if self.version == 0 {
+            self.memo_stamp.iter_mut().for_each(|m| *m = 0);
+            self.version = 1;
+        }
+    }
+
+    /// The chain facts of the stone `p`, from the memo when it is fresh.
+    fn info(&mut self, p: Point) -> ChainInfo {
+        if self.memo_stamp[p.index()] == self.version {
+            return self.memo_info[self.memo_head[p.index()] as usize];
+        }
+        self.chain(p)
     }
 
     #[inline]
@@ -90,6 +125,12 @@ impl LadderBoard {
     /// Flood-fills the chain through the stone `p` into `chain_buf`, counting
     /// its stones and distinct liberties.
     fn chain(&mut self, p: Point) -> ChainInfo {
+        if self.memo_stamp[p.index()] == self.version
+            && self.buf_version == self.version
+            && self.memo_head[p.index()] == self.buf_head
+        {
+            return self.memo_info[self.buf_head as usize];
+        }
         let g = self.next_generation();
         let color = self.at(p);
         self.chain_buf.clear();
@@ -111,14 +152,22 @@ impl LadderBoard {
                 }
             }
         }
-        ChainInfo {
+        let info = ChainInfo {
             stones: self.chain_buf.len(),
             libs,
+        };
+        for &s in &self.chain_buf {
+            self.memo_stamp[s.index()] = self.version;
+            self.memo_head[s.index()] = p.index() as u16;
         }
+        self.memo_info[p.index()] = info;
+        self.buf_version = self.version;
+        self.buf_head = p.index() as u16;
+        info
     }
 
     fn libs(&mut self, p: Point) -> usize {
-        self.chain(p).libs
+        self.info(p).libs
     }
 
     fn immediate_libs(&self, p: Point) -> usize {
@@ -173,8 +222,9 @@ impl LadderBoard {
         if self.at(a) != self.at(b) {
             return false;
         }
-        self.chain(a);
-        self.chain_buf.contains(&b)
+        self.info(a);
+        self.info(b);
+        self.memo_head[a.index()] == self.memo_head[b.index()]
     }
 
     fn has_liberty_gaining_captures(&mut self, p: Point) -> bool {
@@ -223,7 +273,7 @@ impl LadderBoard {
             if c == Stone::Empty {
                 immediate += 1;
             } else if c == opp {
-                let info = self.chain(n);
+                let info = self.info(n);
                 if info.libs == 1 {
                     caps += 1;
                     cap_stones += info.stones;
@@ -314,7 +364,7 @@ impl LadderBoard {
             }
         }
         match capturable {
-            Some(q) => self.chain(q).stones == 1,
+            Some(q) => self.info(q).stones == 1,
             None => false,
         }
     }
@@ -343,6 +393,7 @@ impl LadderBoard {
         };
         let opp = other(color);
         self.cells[p.index()] = color;
+        self.changed();
         let mut last_captured = None;
         for n in p.neighbors() {
             if self.at(n) == opp && self.libs(n) == 0 {
@@ -352,6 +403,7 @@ impl LadderBoard {
                     self.cells[s.index()] = Stone::Empty;
                     captured.push(s);
                 }
+                self.changed();
                 last_captured = Some(n);
             }
         }
@@ -379,6 +431,7 @@ impl LadderBoard {
             self.cells[s.index()] = other(color);
         }
         captured.truncate(start);
+        self.changed();
         self.ko = (rec.prev_ko != 0).then(|| Point::from_index(rec.prev_ko as usize));
     }
 }
@@ -432,14 +485,15 @@ impl LadderScratch {
         }
         let n = b.size;
         let stack_size = n * n * 3 / 2 + 1;
-        self.list_start.clear();
-        self.list_start.resize(stack_size + 1, 0);
-        self.list_len.clear();
-        self.list_len.resize(stack_size + 1, 0);
-        self.list_cur.clear();
-        self.list_cur.resize(stack_size + 1, -1);
-        self.records.clear();
-        self.records.resize(stack_size + 1, Record::default());
+        if self.list_start.len() < stack_size + 1 {
+            self.list_start.resize(stack_size + 1, 0);
+            self.list_len.resize(stack_size + 1, 0);
+            self.list_cur.resize(stack_size + 1, -1);
+            self.records.resize(stack_size + 1, Record::default());
+        }
+        self.list_start[0] = 0;
+        self.list_len[0] = 0;
+        self.list_cur[0] = -1;
         self.buf.clear();
         let mut idx: i32 = 0;
         let mut nodes = 0u32;

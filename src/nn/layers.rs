@@ -2,7 +2,9 @@
 //! board after another): convolution by im2col + GEMM, per-channel affine + activation,
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
+use super::gemm::{gemm, PackedMatrix};
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use super::winograd;
 
 /// Applies an activation to one value, with KataGo's formulas.
 #[inline(always)]
@@ -61,8 +63,10 @@ pub struct Conv {
     pub kx: usize,
     pub in_channels: usize,
     pub out_channels: usize,
-    /// `[ky][kx][in][out]`: the GEMM's right-hand matrix as it stands.
-    pub weights: Vec<f32>,
+    /// `[ky][kx][in][out]` packed as the GEMM's right-hand matrix (empty once Winograd is on).
+    pub weights: PackedMatrix,
+    /// The 36 transformed filter matrices when this 3x3 conv runs by Winograd.
+    pub winograd: Vec<PackedMatrix>,
     pub bias: Option<Vec<f32>>,
     pub act: Activation,
 }
@@ -75,7 +79,12 @@ impl Conv {
             kx: desc.kx,
             in_channels: desc.in_channels,
             out_channels: desc.out_channels,
-            weights: desc.weights.clone(),
+            weights: PackedMatrix::new(
+                &desc.weights,
+                desc.ky * desc.kx * desc.in_channels,
+                desc.out_channels,
+            ),
+            winograd: Vec::new(),
             bias: None,
             act: Activation::Identity,
         }
@@ -94,19 +103,35 @@ impl Conv {
 
     /// Multiplies each output channel's weights by `scale[oc]`.
     pub fn scale_outputs(&mut self, scale: &[f32]) {
-        for row in self.weights.chunks_exact_mut(self.out_channels) {
-            for (w, s) in row.iter_mut().zip(scale) {
-                *w *= s;
-            }
+        assert!(
+            self.winograd.is_empty(),
+            "scale before switching to Winograd"
+        );
+        self.weights.scale_columns(scale);
+    }
+
+    /// Switches a 3x3 convolution to Winograd F(4x4, 3x3) (other kernels stay on im2col).
+    pub fn use_winograd(&mut self) {
+        if self.ky == 3 && self.kx == 3 && self.winograd.is_empty() {
+            let raw = self.weights.unpack();
+            self.winograd = winograd::transform_filters(&raw, self.in_channels, self.out_channels);
+            self.weights = PackedMatrix::new(&[], 0, 0);
         }
     }
 
-    /// im2col scratch (floats) needed for one board of `area` points.
-    pub fn im2col_len(&self, area: usize) -> usize {
-        if self.ky == 1 && self.kx == 1 {
+    /// Number of weights.
+    pub fn num_weights(&self) -> usize {
+        self.ky * self.kx * self.in_channels * self.out_channels
+    }
+
+    /// Scratch floats needed for a batch of `batch` boards of `n`x`n`.
+    pub fn scratch_len(&self, batch: usize, n: usize) -> usize {
+        if !self.winograd.is_empty() {
+            winograd::scratch_len(batch, n, self.in_channels, self.out_channels)
+        } else if self.ky == 1 && self.kx == 1 {
             0
         } else {
-            area * self.ky * self.kx * self.in_channels
+            n * n * self.ky * self.kx * self.in_channels
         }
     }
 
@@ -124,31 +149,34 @@ impl Conv {
         debug_assert!(!accumulate || (self.bias.is_none() && self.act == Activation::Identity));
         let area = n * n;
         let (cin, cout) = (self.in_channels, self.out_channels);
-        let beta = if accumulate { 1.0 } else { 0.0 };
-        if self.ky == 1 && self.kx == 1 {
-            gemm(
-                batch * area,
+        if !self.winograd.is_empty() {
+            winograd::convolve(
+                &self.winograd,
                 cin,
                 cout,
-                &input[..batch * area * cin],
-                &self.weights,
-                beta,
+                input,
+                batch,
+                n,
                 out,
+                accumulate,
+                scratch,
+            );
+        } else if self.ky == 1 && self.kx == 1 {
+            gemm(
+                batch * area,
+                &input[..batch * area * cin],
+                cin,
+                &self.weights,
+                out,
+                accumulate,
             );
         } else {
             let k = self.ky * self.kx * cin;
             let cols = &mut scratch[..area * k];
             for b in 0..batch {
                 self.im2col(&input[b * area * cin..(b + 1) * area * cin], n, cols);
-                gemm(
-                    area,
-                    k,
-                    cout,
-                    cols,
-                    &self.weights,
-                    beta,
-                    &mut out[b * area * cout..(b + 1) * area * cout],
-                );
+                let dst = &mut out[b * area * cout..(b + 1) * area * cout];
+                gemm(area, cols, k, &self.weights, dst, accumulate);
             }
         }
         let out = &mut out[..batch * area * cout];
@@ -189,31 +217,6 @@ impl Conv {
                 }
             }
         }
-    }
-}
-
-/// `c = a (m x k) * b (k x n) + beta * c`, all row-major and contiguous.
-pub fn gemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
-    // SAFETY: the assert above keeps every access of the m x k, k x n and m x n row-major
-    // matrices inside the slices; `c` does not alias `a` or `b` (distinct borrows).
-    unsafe {
-        matrixmultiply::sgemm(
-            m,
-            k,
-            n,
-            1.0,
-            a.as_ptr(),
-            k as isize,
-            1,
-            b.as_ptr(),
-            n as isize,
-            1,
-            beta,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
     }
 }
 

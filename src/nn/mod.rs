@@ -6,8 +6,8 @@
 //! `ladder`, ladder reading; `area`, pass-alive area) and the legal-move mask.
 //!
 //! Network: `model` reads the files, `forward` folds the batch norms and runs
-//! the batched forward pass on NHWC activations (`layers` holds its kernels),
-//! `symmetry` maps board points under the eight symmetries, and `output`
+//! the batched forward pass on NHWC activations (`layers` holds its kernels,
+//! `gemm` the matrix product, `winograd` the 3×3 convolutions), `symmetry` maps board points under the eight symmetries, and `output`
 //! post-processes raw outputs into probabilities and scores as KataGo does.
 //!
 //! `evaluator` ties them together: a game in, a [`NetEval`] out.
@@ -27,12 +27,14 @@ pub mod area;
 pub mod evaluator;
 pub mod features;
 pub mod forward;
+pub mod gemm;
 pub mod history;
 pub mod ladder;
 pub mod layers;
 pub mod model;
 pub mod output;
 pub mod symmetry;
+pub mod winograd;
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,8 @@ use std::path::Path;
 pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i64> = 8..=14;
 /// Largest decompressed model accepted (the b18c384nbt net is about 120 MB).
 const MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+/// Deflate never expands more than about 1032 to 1.
+const MAX_DEFLATE_RATIO: u64 = 1032;
 /// Largest channel count of any layer.
 const MAX_CHANNELS: i64 = 4096;
 /// Largest convolution kernel side.
@@ -282,7 +284,17 @@ impl ModelDesc {
 
 /// Decompresses a gzip stream, refusing output past the size cap.
 pub fn decompress(raw: &[u8]) -> Result<Vec<u8>, ModelError> {
-    let mut out = Vec::new();
+    // The gzip trailer's size (mod 2^32) is only a hint: it sizes the buffer up front so the
+    // output does not double past the cap; the capped read below is what is enforced.
+    let hinted = raw
+        .len()
+        .checked_sub(4)
+        .map(|at| u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]));
+    let mut out = Vec::with_capacity(hinted.map_or(0, |h| {
+        (h as u64)
+            .min(MAX_DECOMPRESSED_BYTES)
+            .min(raw.len() as u64 * MAX_DEFLATE_RATIO) as usize
+    }));
     flate2::read::GzDecoder::new(raw)
         .take(MAX_DECOMPRESSED_BYTES + 1)
         .read_to_end(&mut out)

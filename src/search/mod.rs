@@ -292,7 +292,7 @@ impl<P: MovePolicy> MctsEngine<P> {
         {
             return true;
         }
-        if !rule.early || iterations % 32 != 0 {
+        if !rule.early || !iterations.is_multiple_of(32) {
             return false;
         }
         let Some(slot) = t.table.find(root.key, NO_SLOT) else {

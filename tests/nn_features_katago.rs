@@ -1,0 +1,200 @@
+//! tengen's V7 network inputs against KataGo's own, position by position: every
+//! plane, every global and the legal-move mask (`tests/data/nn_features/`, see the
+//! header of the data file for how KataGo's features were recorded).
+
+use tengen::board::{Color, Geometry, Move};
+use tengen::nn::features::{FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use tengen::nn::history::{HandicapBonus, KataRuleExtras};
+use tengen::rules::{KoRule, Preset, Rules, Scoring};
+use tengen::Game;
+
+const DATA: &str = include_str!("data/nn_features/katago_features.txt");
+const COLUMNS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+/// tengen's rules and KataGo's rule extras for a KataGo rule-set name (the
+/// data were recorded under KataGo's named rule sets, whose friendly-pass and
+/// handicap-bonus settings differ from tengen's own).
+fn rules_for(katago_name: &str) -> (Rules, KataRuleExtras) {
+    let extras = |friendly_pass_ok, handicap_bonus| KataRuleExtras {
+        friendly_pass_ok,
+        handicap_bonus,
+    };
+    match katago_name {
+        "chinese" => (
+            Rules {
+                ko: KoRule::Simple,
+                suicide_allowed: false,
+                scoring: Scoring::Area,
+            },
+            extras(true, HandicapBonus::N),
+        ),
+        "chinese-ogs" => (Preset::Chinese.rules(), extras(true, HandicapBonus::N)),
+        "japanese" => (Preset::Japanese.rules(), extras(false, HandicapBonus::Zero)),
+        "aga" => (Preset::Aga.rules(), extras(true, HandicapBonus::NMinusOne)),
+        "nz" => (
+            Preset::NewZealand.rules(),
+            extras(true, HandicapBonus::Zero),
+        ),
+        "tromp-taylor" => (
+            Preset::TrompTaylor.rules(),
+            extras(false, HandicapBonus::Zero),
+        ),
+        other => panic!("unknown rules {other}"),
+    }
+}
+
+fn parse_move(text: &str, g: Geometry) -> Move {
+    if text == "pass" {
+        return Move::Pass;
+    }
+    let x = COLUMNS
+        .iter()
+        .position(|&c| c == text.as_bytes()[0])
+        .expect("column");
+    let row: usize = text[1..].parse().expect("row");
+    Move::Play(g.point(x, g.size() - row).expect("vertex"))
+}
+
+fn game_for(spec: &str) -> (Game, KataRuleExtras) {
+    let mut it = spec.split_whitespace();
+    let n: usize = it.next().expect("size").parse().expect("size");
+    let komi: f64 = it.next().expect("komi").parse().expect("komi");
+    let g = Geometry::new(n).expect("geometry");
+    let (rules, extras) = rules_for(it.next().expect("rules"));
+    let mut game = Game::new(g, rules, komi);
+    for m in it {
+        let (c, v) = m.split_once(':').expect("move");
+        let color = if c == "B" { Color::Black } else { Color::White };
+        game.play(color, parse_move(v, g)).expect("legal move");
+    }
+    (game, extras)
+}
+
+fn plane_from_hex(hex: &str, len: usize) -> Vec<bool> {
+    let mut bits = Vec::with_capacity(len);
+    for ch in hex.chars() {
+        let v = ch.to_digit(16).expect("hex digit");
+        for j in 0..4 {
+            if bits.len() < len {
+                bits.push(v >> j & 1 == 1);
+            }
+        }
+    }
+    assert_eq!(bits.len(), len);
+    bits
+}
+
+fn show(bits: &[bool], n: usize) -> String {
+    bits.chunks(n)
+        .map(|r| {
+            r.iter()
+                .map(|&b| if b { 'X' } else { '.' })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+struct Expected {
+    spec: String,
+    planes: Vec<Vec<bool>>,
+    global: Vec<f32>,
+    illegal: Vec<usize>,
+}
+
+fn read_data() -> Vec<Expected> {
+    let mut out: Vec<Expected> = Vec::new();
+    for line in DATA.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let (tag, rest) = line.split_once(' ').expect("tagged line");
+        if tag == "position" {
+            let n: usize = rest.split_whitespace().next().unwrap().parse().unwrap();
+            out.push(Expected {
+                spec: rest.to_string(),
+                planes: vec![vec![false; n * n]; NUM_SPATIAL],
+                global: Vec::new(),
+                illegal: Vec::new(),
+            });
+            continue;
+        }
+        let e = out.last_mut().expect("a position first");
+        let n2 = e.planes[0].len();
+        match tag {
+            "plane" => {
+                let (c, hex) = rest.split_once(' ').unwrap();
+                e.planes[c.parse::<usize>().unwrap()] = plane_from_hex(hex, n2);
+            }
+            "global" => {
+                e.global = rest
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect()
+            }
+            "illegal" if rest != "-" => {
+                e.illegal = rest
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect()
+            }
+            "illegal" => {}
+            _ => panic!("unknown line {line}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn features_match_katago() {
+    let data = read_data();
+    assert!(data.len() >= 50, "{} positions", data.len());
+    let mut scratch = FeatureScratch::new();
+    let mut failures = Vec::new();
+    for (i, e) in data.iter().enumerate() {
+        let (game, extras) = game_for(&e.spec);
+        let n = game.board().size();
+        let mut spatial = vec![0.0f32; NUM_SPATIAL * n * n];
+        let mut global = [0.0f32; NUM_GLOBAL];
+        scratch
+            .fill_v7_with(&game, extras, &mut spatial, &mut global)
+            .unwrap();
+        let mut mask = vec![false; n * n + 1];
+        scratch.legal_moves_mask(&game, &mut mask).unwrap();
+        for c in 0..NUM_SPATIAL {
+            let mine: Vec<bool> = spatial[c * n * n..(c + 1) * n * n]
+                .iter()
+                .map(|&v| v != 0.0)
+                .collect();
+            if mine != e.planes[c] {
+                failures.push(format!(
+                    "position {i} ({}): plane {c}\nKataGo:\n{}\ntengen:\n{}",
+                    e.spec,
+                    show(&e.planes[c], n),
+                    show(&mine, n)
+                ));
+            }
+        }
+        for (k, (&mine, &kata)) in global.iter().zip(&e.global).enumerate() {
+            if (mine - kata).abs() > 1e-4 {
+                failures.push(format!(
+                    "position {i} ({}): global {k}: KataGo {kata} tengen {mine}",
+                    e.spec
+                ));
+            }
+        }
+        let illegal: Vec<usize> = (0..=n * n).filter(|&k| !mask[k]).collect();
+        if illegal != e.illegal {
+            failures.push(format!(
+                "position {i} ({}): illegal moves KataGo {:?} tengen {:?}",
+                e.spec, e.illegal, illegal
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures[..failures.len().min(5)].join("\n\n")
+    );
+}

@@ -1,7 +1,9 @@
 //! Every integration test in one binary: one link instead of one per file,
 //! and the tests of all files share the test threads, so one file's waiting
 //! overlaps another's work. `Cargo.toml` sets `autotests = false`; each file
-//! of `tests/` is a module here (the check below fails for a file left out).
+//! of `tests/` is a module here, or a `[[test]]` of its own in `Cargo.toml`
+//! when it needs a process to itself (`nn_no_alloc` counts every allocation
+//! of the process); the check below fails for a file that is neither.
 //! Run one file's tests with `cargo test --test integration gtp_protocol::`.
 
 // The files keep their own `mod common;` / `mod match_support;`, as when each
@@ -28,6 +30,8 @@ mod match_gtp_client;
 mod match_runner;
 #[path = "nn_cli.rs"]
 mod nn_cli;
+#[path = "nn_features_katago.rs"]
+mod nn_features_katago;
 #[path = "nn_forward_reference.rs"]
 mod nn_forward_reference;
 #[path = "nn_golden.rs"]
@@ -57,10 +61,12 @@ mod sgf_fuzz;
 #[path = "sgf_reader.rs"]
 mod sgf_reader;
 
-/// A file in `tests/` that is not a module above would never run.
+/// A file in `tests/` that is neither a module above nor a binary of its own
+/// would never run.
 #[test]
-fn every_test_file_is_a_module_of_this_binary() {
+fn every_test_file_is_a_module_of_this_binary_or_a_binary_of_its_own() {
     let this = include_str!("integration.rs");
+    let manifest = include_str!("../Cargo.toml");
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
     for entry in std::fs::read_dir(dir).expect("tests/ is readable") {
         let path = entry.expect("a directory entry").path();
@@ -69,8 +75,9 @@ fn every_test_file_is_a_module_of_this_binary() {
         };
         if path.extension().is_some_and(|e| e == "rs") && stem != "integration" {
             assert!(
-                this.contains(&format!("#[path = \"{stem}.rs\"]\nmod {stem};")),
-                "tests/{stem}.rs is not listed in tests/integration.rs"
+                this.contains(&format!("#[path = \"{stem}.rs\"]\nmod {stem};"))
+                    || manifest.contains(&format!("path = \"tests/{stem}.rs\"")),
+                "tests/{stem}.rs is neither listed in tests/integration.rs nor a [[test]] in Cargo.toml"
             );
         }
     }

@@ -313,9 +313,9 @@ impl GtpClient {
     fn log_stray(&self, line: &str, stray: &mut usize) {
         *stray += 1;
         if *stray <= STRAY_LOGGED {
-            eprintln!("[{}] ignoring stray output: {}", self.label, short(line));
+            crate::log_line!("[{}] ignoring stray output: {}", self.label, short(line));
         } else if *stray % 1000 == 0 {
-            eprintln!("[{}] ignored {} stray lines so far", self.label, *stray);
+            crate::log_line!("[{}] ignored {} stray lines so far", self.label, *stray);
         }
     }
 

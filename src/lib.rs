@@ -41,6 +41,7 @@ pub mod gtp;
 pub mod gtp_client;
 pub mod handicap;
 pub mod history;
+pub mod log;
 pub mod match_runner;
 pub mod patterns;
 pub mod playout;

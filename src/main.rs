@@ -186,7 +186,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
     match tengen::gtp::run(options, engine) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tengen: {e}");
+            tengen::log_line!("tengen: {e}");
             ExitCode::FAILURE
         }
     }
@@ -251,7 +251,7 @@ fn main() -> ExitCode {
             match tengen::sgf::batch::run(&paths, &rules, options, &mut out) {
                 Ok(summary) => ExitCode::from(summary.exit_code()),
                 Err(e) => {
-                    eprintln!("tengen check: cannot write the report: {e}");
+                    tengen::log_line!("tengen check: cannot write the report: {e}");
                     ExitCode::from(2)
                 }
             }
@@ -260,7 +260,7 @@ fn main() -> ExitCode {
             match tengen::match_runner::run(&args, &mut std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("tengen match: {e}");
+                    tengen::log_line!("tengen match: {e}");
                     ExitCode::FAILURE
                 }
             }

@@ -283,7 +283,7 @@ impl Session {
     /// A diagnostic on stderr (unless `--quiet`).
     fn log(&self, message: &str) {
         if !self.options.quiet {
-            eprintln!("tengen: {message}");
+            crate::log_line!("tengen: {message}");
         }
     }
 

@@ -182,7 +182,12 @@ impl Printer<'_> {
             && self.last_progress.elapsed() > Duration::from_millis(200)
         {
             self.last_progress = Instant::now();
-            eprint!("\rchecked {}/{} files", self.printed, self.inputs.len());
+            let _ = write!(
+                io::stderr(),
+                "\rchecked {}/{} files",
+                self.printed,
+                self.inputs.len()
+            );
         }
     }
 }
@@ -252,7 +257,7 @@ pub fn run(
         });
     }
     if printer.show_progress && started.elapsed() > Duration::from_secs(1) {
-        eprint!("\r\x1b[K");
+        let _ = write!(io::stderr(), "\r\x1b[K");
     }
     let Printer {
         mut summary,

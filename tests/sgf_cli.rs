@@ -133,3 +133,29 @@ fn output_does_not_depend_on_the_thread_count() {
     assert_eq!(one, two);
     assert!(one.len() > 40, "{}", one.len());
 }
+
+#[test]
+fn natural_situational_violations_name_their_rule() {
+    let file = path("positions/t03-triple-ko.sgf");
+    let (code, lines, _) = check(&["--ko", "natural-situational", &file]);
+    assert_eq!(code, 1);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("natural situational superko: ")),
+        "{lines:?}"
+    );
+    let (_, lines, _) = check(&["--json", "--ko", "natural-situational", &file]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(r#""reason":"natural-situational-superko""#)),
+        "{lines:?}"
+    );
+    // Plain situational superko keeps its name.
+    let (_, lines, _) = check(&["--ko", "situational", &file]);
+    assert!(
+        lines.iter().any(|l| l.contains(": situational superko: ")),
+        "{lines:?}"
+    );
+}

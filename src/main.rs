@@ -115,7 +115,8 @@ enum Command {
         seed: u64,
     },
     /// Replay SGF games and report every illegal move (ko, superko, suicide,
-    /// occupied point). Exit status: 0 all legal, 1 violations, 2 unreadable files.
+    /// occupied point). Exit status: 0 all legal, 1 violations, 2 unreadable
+    /// files or no SGF file found.
     Check {
         /// SGF files, or directories searched recursively for `.sgf` files.
         #[arg(required = true)]
@@ -249,7 +250,16 @@ fn main() -> ExitCode {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             match tengen::sgf::batch::run(&paths, &rules, options, &mut out) {
-                Ok(summary) => ExitCode::from(summary.exit_code()),
+                Ok(summary) => {
+                    if summary.files == 0 {
+                        let names: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
+                        tengen::log_line!(
+                            "tengen check: no SGF file found in {} (files must end in .sgf)",
+                            names.join(", ")
+                        );
+                    }
+                    ExitCode::from(summary.exit_code())
+                }
                 Err(e) => {
                     tengen::log_line!("tengen check: cannot write the report: {e}");
                     ExitCode::from(2)

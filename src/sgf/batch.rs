@@ -37,9 +37,9 @@ pub struct Summary {
 
 impl Summary {
     /// 0 when every move is legal, 1 when there are violations, 2 when a file
-    /// could not be read or parsed.
+    /// could not be read or parsed, or there was no file at all.
     pub fn exit_code(&self) -> u8 {
-        if self.files_with_errors > 0 {
+        if self.files_with_errors > 0 || self.files == 0 {
             2
         } else if self.violations > 0 {
             1

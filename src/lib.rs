@@ -21,7 +21,8 @@
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
 //! keys; `game` uses all three; `playout`, `patterns`, `tactics` and `priors`
 //! work on a bare `Board`; everything that talks to the outside builds on `game`
-//! and `engine`.
+//! and `engine`. `log` (stderr lines that never panic) and `memory` (how much
+//! the machine has) use nothing else.
 //!
 //! ```
 //! use tengen::{Color, Game, Geometry, Move, Rules};
@@ -43,6 +44,7 @@ pub mod handicap;
 pub mod history;
 pub mod log;
 pub mod match_runner;
+pub mod memory;
 pub mod patterns;
 pub mod playout;
 pub mod priors;

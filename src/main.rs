@@ -2,7 +2,6 @@
 
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
-use std::time::Duration;
 use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::playout::Policy;
@@ -36,41 +35,47 @@ struct EngineArgs {
     #[arg(long, allow_negative_numbers = true)]
     komi: Option<f64>,
     /// Board size until the controller sends `boardsize` (2 to 25).
-    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(u8).range(2..=25))]
+    #[arg(long, default_value_t = 19, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u8).range(2..=25))]
     size: u8,
     /// Search threads (used by the tree search; the random engine ignores it).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
     /// Most playouts per move.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole_number)]
     playouts: Option<u64>,
-    /// Most seconds per move; a game clock may allow less. Without --time and
-    /// --playouts a move takes at most 5 s.
-    #[arg(long)]
+    /// Most seconds per move (more than a year counts as a year); a game clock
+    /// may allow less. Without --time and --playouts a move takes at most 5 s.
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_seconds)]
     time: Option<f64>,
     /// Random seed, for reproducible games.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole_number)]
     seed: u64,
-    /// Memory for the search's transposition table, in MB (kept between moves).
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    /// Memory for the search's transposition table, in MB (kept between
+    /// moves); at most three quarters of the machine's memory.
+    #[arg(long, default_value_t = 256, allow_negative_numbers = true, value_parser = table_megabytes)]
     tt_mb: u64,
-    /// Resign when the win rate stays below this (0 = never resign).
-    #[arg(long, default_value_t = 0.1)]
+    /// Resign when the win rate stays below this, 0..1 (0 = never resign).
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = fraction)]
     resign_threshold: f64,
     /// Weight of the final margin in a playout's value, 0..1 (0 = win or
     /// loss only). Any win still outweighs any loss.
-    #[arg(long, default_value_t = 0.25)]
+    #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = fraction)]
     score_weight: f64,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth
     /// (for tuning matches).
-    #[arg(long, default_value_t = SearchConfig::default().rave_equiv)]
+    #[arg(long, default_value_t = SearchConfig::default().rave_equiv,
+          allow_negative_numbers = true, value_parser = non_negative)]
     rave_equiv: f32,
     /// UCB exploration constant (0: RAVE and priors explore; for tuning matches).
-    #[arg(long, default_value_t = SearchConfig::default().exploration)]
+    #[arg(long, default_value_t = SearchConfig::default().exploration,
+          allow_negative_numbers = true, value_parser = non_negative)]
     exploration: f32,
     /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
     /// the first move (0 = off; for tuning matches).
-    #[arg(long, default_value_t = PriorWeights::default().opening_sense)]
+    #[arg(long, default_value_t = PriorWeights::default().opening_sense,
+          allow_negative_numbers = true, value_parser = non_negative)]
     opening_sense: f32,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
@@ -105,13 +110,15 @@ enum Command {
     /// 19x19 and 9x9, raw and inside the search.
     Bench {
         /// Timed rounds per figure (the median is printed).
-        #[arg(long, default_value_t = 5)]
-        rounds: usize,
+        #[arg(long, default_value_t = 5, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        rounds: u16,
         /// Length of one round, in seconds.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true,
+              value_parser = positive_seconds)]
         seconds: f64,
         /// Random seed.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole_number)]
         seed: u64,
     },
     /// Replay SGF games and report every illegal move (ko, superko, suicide,
@@ -136,24 +143,63 @@ enum Command {
         #[arg(long)]
         variations: bool,
         /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
     },
     /// Play two GTP engines against each other (colours alternate) and print
     /// one line per game and engine A's win rate with a 95% interval.
     Match(tengen::match_runner::MatchArgs),
 }
 
+/// `--time` and other durations: a positive number of seconds, a year at most.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text
+        .parse::<f64>()
+        .ok()
+        .and_then(tengen::time::checked_seconds)
+    {
+        Some(v) if v > 0.0 => Ok(v),
+        _ => Err("must be a positive number of seconds".into()),
+    }
+}
+
+/// A fraction such as `--resign-threshold`: a number from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("must be a number from 0 to 1".into()),
+    }
+}
+
+/// A tuning weight: a finite number, 0 or more.
+fn non_negative(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("must be a finite number, 0 or more".into()),
+    }
+}
+
+/// A count or a seed: a whole number, 0 or more.
+fn whole_number(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| "must be a whole number, 0 or more".into())
+}
+
+/// `--tt-mb`: 1 MB or more, and no more than the machine can hold.
+fn table_megabytes(text: &str) -> Result<u64, String> {
+    let mb = match text.parse::<u64>() {
+        Ok(mb) if mb >= 1 => mb,
+        _ => return Err("must be a whole number of megabytes, 1 or more".into()),
+    };
+    tengen::memory::check_request(mb.saturating_mul(1 << 20), tengen::memory::usable_bytes())?;
+    Ok(mb)
+}
+
 /// Runs the GTP engine until `quit` or the end of input.
 fn gtp(args: EngineArgs) -> ExitCode {
     let preset = args.rules.preset().unwrap_or(Preset::Chinese);
-    let time = match args.time {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            eprintln!("tengen: --time must be a positive number of seconds");
-            return ExitCode::FAILURE;
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
+    let time = args.time.map(tengen::time::duration);
     let options = tengen::gtp::Options {
         rules: args.rules.resolve(Preset::Chinese),
         komi: args.komi.unwrap_or(preset.default_komi()),
@@ -165,17 +211,17 @@ fn gtp(args: EngineArgs) -> ExitCode {
         quiet: args.quiet,
         ponder: args.ponder,
     };
-    let engine = Box::new(MctsEngine::new(SearchConfig {
+    let engine = MctsEngine::try_new(SearchConfig {
         threads: args.threads as usize,
         seed: args.seed,
         tt_mb: args.tt_mb as usize,
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
-        score_weight: args.score_weight.clamp(0.0, 0.5),
+        score_weight: args.score_weight.min(0.5),
         rave_equiv: args.rave_equiv,
-        exploration: args.exploration.max(0.0),
+        exploration: args.exploration,
         priors: PriorWeights {
-            opening_sense: args.opening_sense.max(0.0),
+            opening_sense: args.opening_sense,
             ..PriorWeights::default()
         },
         playout_policy: match args.playouts_policy {
@@ -183,7 +229,14 @@ fn gtp(args: EngineArgs) -> ExitCode {
             PlayoutArg::Heavy => Policy::Heavy,
         },
         ..SearchConfig::default()
-    }));
+    });
+    let engine = match engine {
+        Ok(engine) => Box::new(engine),
+        Err(e) => {
+            tengen::log_line!("tengen: --tt-mb {}: {e}", args.tt_mb);
+            return ExitCode::FAILURE;
+        }
+    };
     match tengen::gtp::run(options, engine) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -201,7 +254,8 @@ fn main() -> ExitCode {
             seconds,
             seed,
         }) => {
-            let round = Duration::from_secs_f64(seconds.max(0.01));
+            let rounds = usize::from(rounds);
+            let round = tengen::time::duration(seconds.max(0.01));
             for policy in [Policy::Light, Policy::Heavy] {
                 for size in [19, 9] {
                     println!(
@@ -234,7 +288,7 @@ fn main() -> ExitCode {
             variations,
             threads,
         }) => {
-            let threads = threads.unwrap_or_else(|| {
+            let threads = threads.map(usize::from).unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             });
             let options = tengen::sgf::batch::BatchOptions {

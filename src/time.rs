@@ -29,6 +29,26 @@ pub const MIN_BUDGET_SECONDS: f64 = 0.02;
 /// Thinking time per move when neither a clock nor `--time`/`--playouts` limits it.
 pub const DEFAULT_MOVE_SECONDS: f64 = 5.0;
 
+/// The longest time taken from any clock, flag or command, in seconds (a
+/// year): longer ones are clamped to it.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A number of seconds from outside (GTP, the command line): `None` unless it
+/// is finite and not negative; clamped to [`MAX_SECONDS`].
+pub fn checked_seconds(seconds: f64) -> Option<f64> {
+    (seconds.is_finite() && seconds >= 0.0).then(|| seconds.min(MAX_SECONDS))
+}
+
+/// `seconds` as a [`Duration`], clamped to 0..=[`MAX_SECONDS`] (NaN counts
+/// as 0): never panics, whatever the arithmetic before gave.
+pub fn duration(seconds: f64) -> Duration {
+    Duration::from_secs_f64(if seconds > 0.0 {
+        seconds.min(MAX_SECONDS)
+    } else {
+        0.0
+    })
+}
+
 /// How the time of a game is limited. Times are in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TimeSystem {
@@ -59,7 +79,8 @@ pub enum TimeSystem {
 pub const KATA_TIME_SYSTEMS: &str = "none absolute byoyomi canadian fischer fischer-capped";
 
 impl TimeSystem {
-    /// GTP `time_settings main_time byo_yomi_time byo_yomi_stones`.
+    /// GTP `time_settings main_time byo_yomi_time byo_yomi_stones`; the
+    /// times already checked (see [`checked_seconds`]).
     pub fn from_time_settings(main: f64, period: f64, stones: u32) -> TimeSystem {
         if period > 0.0 && stones == 0 {
             TimeSystem::None
@@ -82,10 +103,11 @@ impl TimeSystem {
             .iter()
             .map(|a| a.parse::<f64>().ok().filter(|v| v.is_finite()))
             .collect::<Option<_>>()?;
-        let nonneg = |v: f64| (v >= 0.0).then_some(v);
+        let nonneg = checked_seconds;
         let count =
             |v: f64| (v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64).then_some(v as u32);
-        let optional = |v: f64| (v >= 0.0).then_some(v);
+        // A negative cap means none.
+        let optional = checked_seconds;
         Some(
             match (name.to_ascii_lowercase().as_str(), nums.as_slice()) {
                 ("none", []) => TimeSystem::None,
@@ -192,10 +214,10 @@ impl Clock {
     }
 
     /// GTP `time_left color time stones`. Negative times (seen from servers
-    /// late in byo-yomi) count as zero.
+    /// late in byo-yomi) count as zero, more than [`MAX_SECONDS`] as that.
     pub fn time_left(&mut self, color: crate::board::Color, time: f64, count: u32) {
         self.remaining[color.index()] = Remaining {
-            time: time.max(0.0),
+            time: time.clamp(0.0, MAX_SECONDS),
             count,
         };
     }
@@ -343,12 +365,10 @@ pub fn limits(
 ) -> Limits {
     let budget = clock.budget(color, moves_left(board));
     let time = match (configured.time, budget) {
-        (Some(t), Some(b)) => Some(t.min(Duration::from_secs_f64(b))),
+        (Some(t), Some(b)) => Some(t.min(duration(b))),
         (Some(t), None) => Some(t),
-        (None, Some(b)) => Some(Duration::from_secs_f64(b)),
-        (None, None) if configured.playouts.is_none() => {
-            Some(Duration::from_secs_f64(DEFAULT_MOVE_SECONDS))
-        }
+        (None, Some(b)) => Some(duration(b)),
+        (None, None) if configured.playouts.is_none() => Some(duration(DEFAULT_MOVE_SECONDS)),
         (None, None) => None,
     };
     Limits {
@@ -484,6 +504,18 @@ mod tests {
             }
         }
         assert_eq!(Clock::default().budget(Color::White, 10.0), None);
+    }
+
+    #[test]
+    fn huge_clocks_give_durations() {
+        let board = Board::new(Geometry::new(9).unwrap());
+        for clock in [
+            Clock::new(TimeSystem::Absolute { main: 1e25 }),
+            Clock::new(TimeSystem::from_time_settings(0.0, 1e300, 1)),
+        ] {
+            let l = limits(Limits::default(), &clock, Color::Black, &board);
+            assert!(l.time.is_some_and(|t| t.as_secs_f64() <= 366.0 * 86400.0));
+        }
     }
 
     #[test]

@@ -228,14 +228,16 @@ pub(super) fn number<T: std::str::FromStr>(text: &str) -> Result<T, GtpError> {
 }
 
 /// A finite, non-negative number of seconds (integers per the spec; KataGo
-/// also accepts fractions, so do we).
+/// also accepts fractions, so do we), clamped to a year.
 pub(super) fn seconds(text: &str) -> Result<f64, GtpError> {
-    let v: f64 = number(text)?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(GtpError::syntax())
-    }
+    crate::time::checked_seconds(number(text)?).ok_or_else(|| invalid_time(text))
+}
+
+/// The failure for a time that is a number but not a usable one.
+pub(super) fn invalid_time(text: &str) -> GtpError {
+    GtpError::new(format!(
+        "invalid time {text}: seconds must be a finite number, 0 or more"
+    ))
 }
 
 /// `protocol_version` → `2`.
@@ -610,7 +612,7 @@ fn color_and_seconds(cmd: &Command) -> Result<(Color, Duration), GtpError> {
     if cmd.args.len() > 2 || secs > 3600.0 {
         return Err(GtpError::syntax());
     }
-    Ok((color, Duration::from_secs_f64(secs)))
+    Ok((color, crate::time::duration(secs)))
 }
 
 /// `tengen-ownership COLOR [SECONDS]` → a GoGui `dboard` after thinking

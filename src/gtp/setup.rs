@@ -3,7 +3,7 @@
 //! (`kgs-rules`, `kata-get-rules`, `kata-set-rules`), handicap stones and
 //! SGF files (`loadsgf`, `printsgf`). Listed in [`super::commands::COMMANDS`].
 
-use super::commands::{arity, empty, number, seconds, text};
+use super::commands::{arity, empty, invalid_time, number, seconds, text};
 use super::protocol::{Command, GtpError};
 use super::vertex::{format_point, parse_move};
 use super::{color_arg, Reply, Session};
@@ -31,7 +31,7 @@ pub(super) fn cmd_time_left(s: &mut Session, cmd: &Command) -> Result<Reply, Gtp
     let color = color_arg(cmd.args.first())?;
     let time: f64 = number(&cmd.args[1])?;
     if !time.is_finite() {
-        return Err(GtpError::syntax());
+        return Err(invalid_time(&cmd.args[1]));
     }
     let count: u32 = number(&cmd.args[2])?;
     s.clock.time_left(color, time, count);

@@ -35,6 +35,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod clock_bench;
 pub mod config;
 pub mod engine;
 pub mod game;

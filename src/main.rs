@@ -107,8 +107,18 @@ enum Command {
     /// Speak GTP version 2 on stdin/stdout (the default).
     Gtp(EngineArgs),
     /// Speed figures, single-threaded: light and heavy playouts per second on
-    /// 19x19 and 9x9, raw and inside the search.
+    /// 19x19 and 9x9, raw and inside the search. With --clock: the seconds
+    /// tengen uses per move under byo-yomi periods of 1, 2, 5 and 30 s.
     Bench {
+        /// Instead of speed: play --moves moves on 9x9 under `time_settings 0
+        /// P 1` for P = 1, 2, 5 and 30 s (this binary, driven over GTP as a
+        /// controller would) and print the median seconds per move.
+        #[arg(long)]
+        clock: bool,
+        /// Moves per period length for --clock.
+        #[arg(long, default_value_t = 10, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        moves: u16,
         /// Timed rounds per figure (the median is printed).
         #[arg(long, default_value_t = 5, allow_negative_numbers = true,
               value_parser = clap::value_parser!(u16).range(1..))]
@@ -246,13 +256,40 @@ fn gtp(args: EngineArgs) -> ExitCode {
     }
 }
 
+/// `tengen bench --clock`: seconds per move under byo-yomi periods of 1, 2, 5
+/// and 30 s, this binary driven over GTP.
+fn clock_bench(moves: usize) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            tengen::log_line!("tengen bench: cannot find this program: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let engine = format!("'{}' --quiet", exe.display());
+    for period in [1.0, 2.0, 5.0, 30.0] {
+        match tengen::clock_bench::seconds_per_move(&engine, 9, period, moves) {
+            Ok(figure) => println!("{figure}"),
+            Err(e) => {
+                tengen::log_line!("tengen bench: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Bench {
+            clock: true, moves, ..
+        }) => clock_bench(usize::from(moves)),
+        Some(Command::Bench {
             rounds,
             seconds,
             seed,
+            ..
         }) => {
             let rounds = usize::from(rounds);
             let round = tengen::time::duration(seconds.max(0.01));

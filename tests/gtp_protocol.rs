@@ -556,3 +556,21 @@ fn a_table_larger_than_memory_is_refused_with_a_message() {
         _ => eprintln!("skipped the 64 GB case: this machine has {total:?} kB"),
     }
 }
+
+/// Under `time_settings 0 1 1` (1 s per move, what `tengen match --time 1`
+/// sends) each genmove uses most of its second, and never all of it.
+#[test]
+fn one_second_byoyomi_uses_most_of_each_second() {
+    let mut e = Engine::spawn(&["--size", "9", "--playouts", "100000000", "--quiet"]);
+    e.ok("time_settings 0 1 1");
+    for color in ["b", "w", "b"] {
+        e.ok(&format!("time_left {color} 1 1"));
+        let start = std::time::Instant::now();
+        e.ok(&format!("genmove {color}"));
+        let took = start.elapsed().as_secs_f64();
+        assert!(
+            (0.6..0.97).contains(&took),
+            "genmove {color} took {took:.3} s"
+        );
+    }
+}

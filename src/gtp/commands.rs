@@ -21,7 +21,6 @@ use crate::engine::Decision;
 use crate::game::Game;
 use crate::rules::Scoring;
 use crate::score::GameResult;
-use crate::time::Clock;
 use std::time::Duration;
 
 type Handler = fn(&mut Session, &Command) -> Result<Reply, GtpError>;
@@ -281,7 +280,7 @@ fn cmd_quit(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 /// Starts a new game on `geometry`: rules and komi kept, clocks full.
 fn new_game(s: &mut Session, geometry: Geometry) {
     s.game = Game::new(geometry, s.game.rules(), s.game.komi());
-    s.clock = Clock::new(s.clock.system());
+    s.clock = s.clock.with_system(s.clock.system());
     s.engine.clear();
     s.handicap = 0;
 }

@@ -11,7 +11,7 @@ use crate::board::{Color, Move, Point};
 use crate::handicap;
 use crate::rules::{KoRule, Preset, Rules, Scoring};
 use crate::sgf;
-use crate::time::{Clock, TimeSystem, KATA_TIME_SYSTEMS};
+use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
 
 /// `time_settings MAIN BYO_YOMI STONES` → empty (GTP v2: `B > 0, S = 0` means
 /// no limit, `B = 0` absolute, otherwise Canadian).
@@ -20,7 +20,9 @@ pub(super) fn cmd_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply,
     let main = seconds(&cmd.args[0])?;
     let period = seconds(&cmd.args[1])?;
     let stones: u32 = number(&cmd.args[2])?;
-    s.clock = Clock::new(TimeSystem::from_time_settings(main, period, stones));
+    s.clock = s
+        .clock
+        .with_system(TimeSystem::from_time_settings(main, period, stones));
     empty()
 }
 
@@ -41,7 +43,7 @@ pub(super) fn cmd_time_left(s: &mut Session, cmd: &Command) -> Result<Reply, Gtp
 /// `kgs-time_settings none | absolute M | byoyomi M B P | canadian M B S` → empty.
 pub(super) fn cmd_kgs_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let system = TimeSystem::parse_named(&cmd.args, false).ok_or_else(GtpError::syntax)?;
-    s.clock = Clock::new(system);
+    s.clock = s.clock.with_system(system);
     empty()
 }
 
@@ -54,7 +56,7 @@ pub(super) fn cmd_kata_list_time_settings(_: &mut Session, _: &Command) -> Resul
 /// `fischer M INC` and `fischer-capped M INC MAINCAP MAXPERMOVE` (`-1`: no cap).
 pub(super) fn cmd_kata_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let system = TimeSystem::parse_named(&cmd.args, true).ok_or_else(GtpError::syntax)?;
-    s.clock = Clock::new(system);
+    s.clock = s.clock.with_system(system);
     empty()
 }
 
@@ -161,7 +163,7 @@ pub(super) fn cmd_loadsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpEr
     let mut game = loaded.game;
     game.set_rules(rules);
     s.game = game;
-    s.clock = Clock::new(s.clock.system());
+    s.clock = s.clock.with_system(s.clock.system());
     s.engine.clear();
     s.handicap = loaded.info.handicap;
     empty()

@@ -546,7 +546,7 @@ impl<P: MovePolicy> Engine for MctsEngine<P> {
         let rule = StopRule {
             playouts,
             time,
-            early: true,
+            early: !(options.use_all_time && time.is_some()),
         };
         let interval = self.config.report_interval;
         let report = self.search(game, color, rule, stop, interval, progress);

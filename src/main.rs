@@ -38,7 +38,7 @@ struct EngineArgs {
     #[arg(long, default_value_t = 19, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u8).range(2..=25))]
     size: u8,
-    /// Search threads (used by the tree search; the random engine ignores it).
+    /// Search threads.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
@@ -60,7 +60,7 @@ struct EngineArgs {
     #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = fraction)]
     resign_threshold: f64,
     /// Weight of the final margin in a playout's value, 0..1 (0 = win or
-    /// loss only). Any win still outweighs any loss.
+    /// loss only; above 0.5 counts as 0.5). Any win still outweighs any loss.
     #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = fraction)]
     score_weight: f64,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth

@@ -31,6 +31,9 @@ pub struct GenmoveOptions {
     pub cleanup: bool,
     /// Whether resigning is acceptable (off for cleanup and for `reg_genmove`).
     pub allow_resign: bool,
+    /// The time limit is lost if not used (a byo-yomi period): think until
+    /// it, even when the best move is already settled.
+    pub use_all_time: bool,
 }
 
 /// One candidate move as the search sees it. Values are from the point of view

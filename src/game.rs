@@ -27,8 +27,11 @@ pub enum IllegalMove {
     /// Recreates the board position that stood after move `repeats` (0 = start).
     PositionalSuperko { repeats: u32 },
     /// Recreates the situation that stood after move `repeats`, under situational
-    /// or natural situational superko.
+    /// superko.
     SituationalSuperko { repeats: u32 },
+    /// Recreates, by a board play, a position the same player created before
+    /// by a board play after move `repeats`: natural situational superko.
+    NaturalSituationalSuperko { repeats: u32 },
 }
 
 impl IllegalMove {
@@ -40,6 +43,7 @@ impl IllegalMove {
             IllegalMove::Ko => "ko",
             IllegalMove::PositionalSuperko { .. } => "positional-superko",
             IllegalMove::SituationalSuperko { .. } => "situational-superko",
+            IllegalMove::NaturalSituationalSuperko { .. } => "natural-situational-superko",
         }
     }
 
@@ -47,7 +51,8 @@ impl IllegalMove {
     pub fn repeats_move(self) -> Option<u32> {
         match self {
             IllegalMove::PositionalSuperko { repeats }
-            | IllegalMove::SituationalSuperko { repeats } => Some(repeats),
+            | IllegalMove::SituationalSuperko { repeats }
+            | IllegalMove::NaturalSituationalSuperko { repeats } => Some(repeats),
             _ => None,
         }
     }
@@ -69,6 +74,12 @@ impl fmt::Display for IllegalMove {
                 write!(
                     f,
                     "situational superko: repeats the position after move {repeats}"
+                )
+            }
+            IllegalMove::NaturalSituationalSuperko { repeats } => {
+                write!(
+                    f,
+                    "natural situational superko: repeats the position after move {repeats}"
                 )
             }
         }
@@ -218,6 +229,7 @@ impl Game {
             None => Ok(()),
             Some(repeats) => Err(match self.rules.ko {
                 KoRule::Positional => IllegalMove::PositionalSuperko { repeats },
+                KoRule::NaturalSituational => IllegalMove::NaturalSituationalSuperko { repeats },
                 _ => IllegalMove::SituationalSuperko { repeats },
             }),
         }

@@ -32,6 +32,11 @@ const STDERR_TAIL: usize = 8;
 const STRAY_LOGGED: usize = 3;
 /// How long `quit` and the exit after it may take before the engine is killed.
 const QUIT_GRACE: Duration = Duration::from_secs(2);
+/// After the engine closed its stdout: how long its stderr may stay open
+/// before the error is reported with the tail read so far.
+const STDERR_GRACE: Duration = Duration::from_secs(1);
+/// After the engine closed its stdout: how long to wait for its exit status.
+const EXIT_GRACE: Duration = Duration::from_millis(200);
 
 /// Why a command did not produce a success response.
 #[derive(Debug)]
@@ -93,6 +98,9 @@ pub struct GtpClient {
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Disconnected once the stderr-draining thread has read the end of the
+    /// stream: the tail is then complete.
+    stderr_done: Receiver<()>,
     /// The engine closed a pipe: no more commands are sent.
     exited: bool,
     /// [`GtpClient::kill`] has run.
@@ -132,7 +140,10 @@ impl GtpClient {
         });
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = Arc::clone(&stderr_tail);
+        let (stderr_end, stderr_done) = sync_channel::<()>(0);
         thread::spawn(move || {
+            // Dropped at the end of the stream (or a panic): `stderr_done` disconnects.
+            let _end = stderr_end;
             let mut reader = BufReader::new(stderr);
             while let Some(line) = read_line(&mut reader) {
                 if let Ok(mut t) = tail.lock() {
@@ -149,6 +160,7 @@ impl GtpClient {
             stdin,
             lines,
             stderr_tail,
+            stderr_done,
             exited: false,
             killed: false,
         })
@@ -286,13 +298,22 @@ impl GtpClient {
             .unwrap_or_default()
     }
 
-    /// Exit status (if already known) and stderr tail, for error messages.
+    /// Exit status (if known soon) and stderr tail, for error messages. The
+    /// engine closed its stdout: its last stderr lines may still be in the
+    /// pipe or on their way, so the tail is read once the draining thread has
+    /// seen the end of the stream (a bounded wait: a process the engine left
+    /// behind may hold stderr open).
     fn exit_detail(&mut self) -> String {
+        let _ = self.stderr_done.recv_timeout(STDERR_GRACE);
         // The process may still be closing down; give it a moment.
         let mut status = None;
-        for _ in 0..10 {
+        let until = Instant::now() + EXIT_GRACE;
+        loop {
             if let Ok(Some(s)) = self.child.try_wait() {
                 status = Some(s);
+                break;
+            }
+            if Instant::now() >= until {
                 break;
             }
             thread::sleep(Duration::from_millis(10));
@@ -313,9 +334,9 @@ impl GtpClient {
     fn log_stray(&self, line: &str, stray: &mut usize) {
         *stray += 1;
         if *stray <= STRAY_LOGGED {
-            eprintln!("[{}] ignoring stray output: {}", self.label, short(line));
+            crate::log_line!("[{}] ignoring stray output: {}", self.label, short(line));
         } else if (*stray).is_multiple_of(1000) {
-            eprintln!("[{}] ignored {} stray lines so far", self.label, *stray);
+            crate::log_line!("[{}] ignored {} stray lines so far", self.label, *stray);
         }
     }
 

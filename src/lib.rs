@@ -24,7 +24,8 @@
 //! `board` and `rules` use nothing else in the crate; `history` uses the board's
 //! keys; `game` uses all three; `playout`, `patterns`, `tactics` and `priors`
 //! work on a bare `Board`; everything that talks to the outside builds on `game`
-//! and `engine`.
+//! and `engine`. `log` (stderr lines that never panic) and `memory` (how much
+//! the machine has) use nothing else.
 //!
 //! ```
 //! use tengen::{Color, Game, Geometry, Move, Rules};
@@ -37,6 +38,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod clock_bench;
 pub mod config;
 pub mod engine;
 pub mod game;
@@ -44,7 +46,9 @@ pub mod gtp;
 pub mod gtp_client;
 pub mod handicap;
 pub mod history;
+pub mod log;
 pub mod match_runner;
+pub mod memory;
 pub mod nn;
 pub mod patterns;
 pub mod playout;

@@ -2,7 +2,6 @@
 
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
-use std::time::Duration;
 use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::playout::Policy;
@@ -36,26 +35,29 @@ struct EngineArgs {
     #[arg(long, allow_negative_numbers = true)]
     komi: Option<f64>,
     /// Board size until the controller sends `boardsize` (2 to 25).
-    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(u8).range(2..=25))]
+    #[arg(long, default_value_t = 19, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u8).range(2..=25))]
     size: u8,
     /// Search threads, sharing one tree (virtual loss keeps them apart).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
     /// Most playouts per move.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole_number)]
     playouts: Option<u64>,
-    /// Most seconds per move; a game clock may allow less. Without --time and
-    /// --playouts a move takes at most 5 s.
-    #[arg(long)]
+    /// Most seconds per move (more than a year counts as a year); a game clock
+    /// may allow less. Without --time and --playouts a move takes at most 5 s.
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_seconds)]
     time: Option<f64>,
     /// Random seed, for reproducible games.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole_number)]
     seed: u64,
-    /// Memory for the search's transposition table, in MB (kept between moves).
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    /// Memory for the search's transposition table, in MB (kept between
+    /// moves); at most three quarters of the machine's memory.
+    #[arg(long, default_value_t = 256, allow_negative_numbers = true, value_parser = table_megabytes)]
     tt_mb: u64,
-    /// Resign when the win rate stays below this (0 = never resign).
-    #[arg(long, default_value_t = 0.1)]
+    /// Resign when the win rate stays below this, 0..1 (0 = never resign).
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = fraction)]
     resign_threshold: f64,
     /// Weight of the final margin in a playout's value, 0 to 0.5 (0 = win or
     /// loss only); up to 0.5 any win still outweighs any loss.
@@ -63,14 +65,17 @@ struct EngineArgs {
     score_weight: f64,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth
     /// (for tuning matches).
-    #[arg(long, default_value_t = SearchConfig::default().rave_equiv)]
+    #[arg(long, default_value_t = SearchConfig::default().rave_equiv,
+          allow_negative_numbers = true, value_parser = non_negative)]
     rave_equiv: f32,
     /// UCB exploration constant (0: RAVE and priors explore; for tuning matches).
-    #[arg(long, default_value_t = SearchConfig::default().exploration)]
+    #[arg(long, default_value_t = SearchConfig::default().exploration,
+          allow_negative_numbers = true, value_parser = non_negative)]
     exploration: f32,
     /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
     /// the first move (0 = off; for tuning matches).
-    #[arg(long, default_value_t = PriorWeights::default().opening_sense)]
+    #[arg(long, default_value_t = PriorWeights::default().opening_sense,
+          allow_negative_numbers = true, value_parser = non_negative)]
     opening_sense: f32,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
@@ -108,23 +113,37 @@ enum Command {
     /// Speed figures, single-threaded: light and heavy playouts per second on
     /// 19x19 and 9x9, raw and inside the search. With --model: the network's
     /// evaluations per second instead (19x19 and 9x9, batch 1 and 8, 1 and 2
-    /// threads), the GFLOP/s they imply, load time and peak memory.
+    /// threads), the GFLOP/s they imply, load time and peak memory. With
+    /// --clock: the seconds tengen uses per move under byo-yomi periods of 1,
+    /// 2, 5 and 30 s.
     Bench {
         /// A KataGo network to measure instead of the playouts.
         #[arg(long, value_name = "PATH")]
         model: Option<std::path::PathBuf>,
+        /// Instead of speed: play --moves moves on 9x9 under `time_settings 0
+        /// P 1` for P = 1, 2, 5 and 30 s (this binary, driven over GTP as a
+        /// controller would) and print the median seconds per move.
+        #[arg(long)]
+        clock: bool,
+        /// Moves per period length for --clock.
+        #[arg(long, default_value_t = 10, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        moves: u16,
         /// Timed rounds per figure (the median is printed).
-        #[arg(long, default_value_t = 5)]
-        rounds: usize,
+        #[arg(long, default_value_t = 5, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        rounds: u16,
         /// Length of one round, in seconds.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true,
+              value_parser = positive_seconds)]
         seconds: f64,
         /// Random seed.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole_number)]
         seed: u64,
     },
     /// Replay SGF games and report every illegal move (ko, superko, suicide,
-    /// occupied point). Exit status: 0 all legal, 1 violations, 2 unreadable files.
+    /// occupied point). Exit status: 0 all legal, 1 violations, 2 unreadable
+    /// files or no SGF file found.
     Check {
         /// SGF files, or directories searched recursively for `.sgf` files.
         #[arg(required = true)]
@@ -144,8 +163,9 @@ enum Command {
         #[arg(long)]
         variations: bool,
         /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
     },
     /// Play two GTP engines against each other (colours alternate) and print
     /// one line per game and engine A's win rate with a 95% interval.
@@ -164,16 +184,54 @@ fn parse_score_weight(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--time` and other durations: a positive number of seconds, a year at most.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text
+        .parse::<f64>()
+        .ok()
+        .and_then(tengen::time::checked_seconds)
+    {
+        Some(v) if v > 0.0 => Ok(v),
+        _ => Err("must be a positive number of seconds".into()),
+    }
+}
+
+/// A fraction such as `--resign-threshold`: a number from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("must be a number from 0 to 1".into()),
+    }
+}
+
+/// A tuning weight: a finite number, 0 or more.
+fn non_negative(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("must be a finite number, 0 or more".into()),
+    }
+}
+
+/// A count or a seed: a whole number, 0 or more.
+fn whole_number(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| "must be a whole number, 0 or more".into())
+}
+
+/// `--tt-mb`: 1 MB or more, and no more than the machine can hold.
+fn table_megabytes(text: &str) -> Result<u64, String> {
+    let mb = match text.parse::<u64>() {
+        Ok(mb) if mb >= 1 => mb,
+        _ => return Err("must be a whole number of megabytes, 1 or more".into()),
+    };
+    tengen::memory::check_request(mb.saturating_mul(1 << 20), tengen::memory::usable_bytes())?;
+    Ok(mb)
+}
+
 /// Runs the GTP engine until `quit` or the end of input.
 fn gtp(args: EngineArgs) -> ExitCode {
     let preset = args.rules.preset().unwrap_or(Preset::Chinese);
-    let time = match args.time {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            eprintln!("tengen: --time must be a positive number of seconds");
-            return ExitCode::FAILURE;
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
+    let time = args.time.map(tengen::time::duration);
     let options = tengen::gtp::Options {
         rules: args.rules.resolve(Preset::Chinese),
         komi: args.komi.unwrap_or(preset.default_komi()),
@@ -185,7 +243,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         quiet: args.quiet,
         ponder: args.ponder,
     };
-    let engine = Box::new(MctsEngine::new(SearchConfig {
+    let engine = MctsEngine::try_new(SearchConfig {
         threads: args.threads as usize,
         seed: args.seed,
         tt_mb: args.tt_mb as usize,
@@ -193,9 +251,9 @@ fn gtp(args: EngineArgs) -> ExitCode {
         transpositions: !args.plain_tree,
         score_weight: args.score_weight,
         rave_equiv: args.rave_equiv,
-        exploration: args.exploration.max(0.0),
+        exploration: args.exploration,
         priors: PriorWeights {
-            opening_sense: args.opening_sense.max(0.0),
+            opening_sense: args.opening_sense,
             ..PriorWeights::default()
         },
         playout_policy: match args.playouts_policy {
@@ -203,13 +261,20 @@ fn gtp(args: EngineArgs) -> ExitCode {
             PlayoutArg::Heavy => Policy::Heavy,
         },
         ..SearchConfig::default()
-    }));
+    });
+    let engine = match engine {
+        Ok(engine) => Box::new(engine),
+        Err(e) => {
+            tengen::log_line!("tengen: --tt-mb {}: {e}", args.tt_mb);
+            return ExitCode::FAILURE;
+        }
+    };
     let network = match &args.model {
         None => None,
         Some(path) => match load_network(path, args.quiet) {
             Ok(net) => Some(net),
             Err(e) => {
-                eprintln!("tengen: {e}");
+                tengen::log_line!("tengen: {e}");
                 return ExitCode::FAILURE;
             }
         },
@@ -217,7 +282,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
     match tengen::gtp::run(options, engine, network) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tengen: {e}");
+            tengen::log_line!("tengen: {e}");
             ExitCode::FAILURE
         }
     }
@@ -233,7 +298,7 @@ fn load_network(
     let net = tengen::nn::Network::load(path)?;
     if !quiet {
         let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
-        eprintln!(
+        tengen::log_line!(
             "tengen: loaded {} (model version {}, {} trunk channels, {:.1} M weights) in {:.2} s, {:.0} MB resident ({:+.0} MB)",
             net.name(),
             net.version(),
@@ -247,20 +312,47 @@ fn load_network(
     Ok(std::sync::Arc::new(net))
 }
 
+/// `tengen bench --clock`: seconds per move under byo-yomi periods of 1, 2, 5
+/// and 30 s, this binary driven over GTP.
+fn clock_bench(moves: usize) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            tengen::log_line!("tengen bench: cannot find this program: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let engine = format!("'{}' --quiet", exe.display());
+    for period in [1.0, 2.0, 5.0, 30.0] {
+        match tengen::clock_bench::seconds_per_move(&engine, 9, period, moves) {
+            Ok(figure) => println!("{figure}"),
+            Err(e) => {
+                tengen::log_line!("tengen bench: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Bench {
+            clock: true, moves, ..
+        }) => clock_bench(usize::from(moves)),
+        Some(Command::Bench {
             model: Some(path),
             rounds,
             seconds,
-            seed: _,
+            ..
         }) => {
-            let round = Duration::from_secs_f64(seconds.max(0.01));
+            let rounds = usize::from(rounds);
+            let round = tengen::time::duration(seconds.max(0.01));
             let net = match load_network(&path, false) {
                 Ok(net) => net,
                 Err(e) => {
-                    eprintln!("tengen bench: {e}");
+                    tengen::log_line!("tengen bench: {e}");
                     return ExitCode::FAILURE;
                 }
             };
@@ -279,12 +371,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::Bench {
-            model: None,
             rounds,
             seconds,
             seed,
+            ..
         }) => {
-            let round = Duration::from_secs_f64(seconds.max(0.01));
+            let rounds = usize::from(rounds);
+            let round = tengen::time::duration(seconds.max(0.01));
             for policy in [Policy::Light, Policy::Heavy] {
                 for size in [19, 9] {
                     println!(
@@ -317,7 +410,7 @@ fn main() -> ExitCode {
             variations,
             threads,
         }) => {
-            let threads = threads.unwrap_or_else(|| {
+            let threads = threads.map(usize::from).unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             });
             let options = tengen::sgf::batch::BatchOptions {
@@ -333,9 +426,18 @@ fn main() -> ExitCode {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             match tengen::sgf::batch::run(&paths, &rules, options, &mut out) {
-                Ok(summary) => ExitCode::from(summary.exit_code()),
+                Ok(summary) => {
+                    if summary.files == 0 {
+                        let names: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
+                        tengen::log_line!(
+                            "tengen check: no SGF file found in {} (files must end in .sgf)",
+                            names.join(", ")
+                        );
+                    }
+                    ExitCode::from(summary.exit_code())
+                }
                 Err(e) => {
-                    eprintln!("tengen check: cannot write the report: {e}");
+                    tengen::log_line!("tengen check: cannot write the report: {e}");
                     ExitCode::from(2)
                 }
             }
@@ -344,7 +446,7 @@ fn main() -> ExitCode {
             match tengen::match_runner::run(&args, &mut std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("tengen match: {e}");
+                    tengen::log_line!("tengen match: {e}");
                     ExitCode::FAILURE
                 }
             }

@@ -12,22 +12,54 @@
 //! `genmove` spends its measured time ([`Clock::spend`]).
 //!
 //! [`Clock::budget`] gives the time for the next move. It never plans to use
-//! more than what is left minus a safety margin (lag between server, client and
-//! engine), so tengen does not lose on time; the search may refine how the
-//! budget is shared out over the game.
+//! more than what is left minus a safety margin ([`margin`]), so tengen does
+//! not lose on time; the search may refine how the budget is shared out over
+//! the game. The margin scales with the time a move may take (a tenth of a
+//! 1 s byo-yomi period, a second of a 30 s one, plus a twentieth) and grows
+//! with the lag measured between moves: how far a `genmove` overran its
+//! budget ([`Clock::observe_overrun`]), and how much less time a controller's
+//! `time_left` report gives than the engine's own accounting.
 
 use crate::board::Board;
 use crate::engine::Limits;
 use std::time::Duration;
 
-/// Seconds always kept in hand, for the network and the client.
+/// Share of a move's time kept in hand for the network and the client, up to
+/// [`SAFETY_SECONDS`].
+pub const SAFETY_SHARE: f64 = 0.1;
+/// The most [`SAFETY_SHARE`] keeps in hand, in seconds.
 pub const SAFETY_SECONDS: f64 = 1.0;
 /// Fraction of the usable time also kept in hand.
 pub const SAFETY_FRACTION: f64 = 0.05;
+/// The largest lag one move may show, in seconds: more is taken for a
+/// controller's quirk, not for lag.
+pub const MAX_LAG_SECONDS: f64 = 2.0;
+/// How much of the lag estimate each later move keeps when it shows less
+/// lag (a spike fades over a few dozen moves).
+pub const LAG_MEMORY: f64 = 0.9;
 /// The shortest budget ever given, in seconds.
 pub const MIN_BUDGET_SECONDS: f64 = 0.02;
 /// Thinking time per move when neither a clock nor `--time`/`--playouts` limits it.
 pub const DEFAULT_MOVE_SECONDS: f64 = 5.0;
+/// The longest time taken from any clock, flag or command, in seconds (a
+/// year): longer ones are clamped to it.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A number of seconds from outside (GTP, the command line): `None` unless it
+/// is finite and not negative; clamped to [`MAX_SECONDS`].
+pub fn checked_seconds(seconds: f64) -> Option<f64> {
+    (seconds.is_finite() && seconds >= 0.0).then(|| seconds.min(MAX_SECONDS))
+}
+
+/// `seconds` as a [`Duration`], clamped to 0..=[`MAX_SECONDS`] (NaN counts
+/// as 0): never panics, whatever the arithmetic before gave.
+pub fn duration(seconds: f64) -> Duration {
+    Duration::from_secs_f64(if seconds > 0.0 {
+        seconds.min(MAX_SECONDS)
+    } else {
+        0.0
+    })
+}
 
 /// How the time of a game is limited. Times are in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,7 +91,8 @@ pub enum TimeSystem {
 pub const KATA_TIME_SYSTEMS: &str = "none absolute byoyomi canadian fischer fischer-capped";
 
 impl TimeSystem {
-    /// GTP `time_settings main_time byo_yomi_time byo_yomi_stones`.
+    /// GTP `time_settings main_time byo_yomi_time byo_yomi_stones`; the
+    /// times already checked (see [`checked_seconds`]).
     pub fn from_time_settings(main: f64, period: f64, stones: u32) -> TimeSystem {
         if period > 0.0 && stones == 0 {
             TimeSystem::None
@@ -82,10 +115,11 @@ impl TimeSystem {
             .iter()
             .map(|a| a.parse::<f64>().ok().filter(|v| v.is_finite()))
             .collect::<Option<_>>()?;
-        let nonneg = |v: f64| (v >= 0.0).then_some(v);
+        let nonneg = checked_seconds;
         let count =
             |v: f64| (v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64).then_some(v as u32);
-        let optional = |v: f64| (v >= 0.0).then_some(v);
+        // A negative cap means none.
+        let optional = checked_seconds;
         Some(
             match (name.to_ascii_lowercase().as_str(), nums.as_slice()) {
                 ("none", []) => TimeSystem::None,
@@ -159,11 +193,41 @@ pub struct Remaining {
     pub count: u32,
 }
 
-/// Both players' clocks under one time system.
+/// Seconds kept in hand when a move may take at most `hard` seconds, given
+/// the `lag` measured so far.
+pub fn margin(hard: f64, lag: f64) -> f64 {
+    (SAFETY_SHARE * hard).min(SAFETY_SECONDS) + SAFETY_FRACTION * hard + lag
+}
+
+/// A lag estimate in seconds: the largest lag seen lately. Each new
+/// observation (capped at [`MAX_LAG_SECONDS`]) replaces the estimate if larger;
+/// otherwise the estimate shrinks by [`LAG_MEMORY`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Lag(f64);
+
+impl Lag {
+    fn observe(&mut self, seconds: f64) {
+        let seen = if seconds > 0.0 {
+            seconds.min(MAX_LAG_SECONDS)
+        } else {
+            0.0
+        };
+        self.0 = seen.max(self.0 * LAG_MEMORY);
+    }
+}
+
+/// Both players' clocks under one time system, with the lag seen so far.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clock {
     system: TimeSystem,
     remaining: [Remaining; 2],
+    /// Own moves charged by [`Clock::spend`] since the last `time_left` for
+    /// that colour: `remaining` is then the engine's own accounting.
+    moves_since_report: [u32; 2],
+    /// How far `genmove` ran past its budget.
+    overrun: Lag,
+    /// How much more than the engine measured the controller charged a move.
+    delay: Lag,
 }
 
 impl Default for Clock {
@@ -179,7 +243,33 @@ impl Clock {
         Clock {
             system,
             remaining: [r, r],
+            moves_since_report: [0, 0],
+            overrun: Lag::default(),
+            delay: Lag::default(),
         }
+    }
+
+    /// Both clocks full under `system`, keeping the lag seen so far (new
+    /// settings or a new game from the same controller).
+    pub fn with_system(&self, system: TimeSystem) -> Clock {
+        Clock {
+            overrun: self.overrun,
+            delay: self.delay,
+            ..Clock::new(system)
+        }
+    }
+
+    /// The lag estimate in seconds: overrun of the budget plus the
+    /// controller's delay.
+    pub fn lag(&self) -> f64 {
+        self.overrun.0 + self.delay.0
+    }
+
+    /// A `genmove` given `budget` took `elapsed` (from the command's arrival
+    /// to the answer): what it ran over is lag.
+    pub fn observe_overrun(&mut self, budget: Duration, elapsed: Duration) {
+        self.overrun
+            .observe(elapsed.as_secs_f64() - budget.as_secs_f64());
     }
 
     pub fn system(&self) -> TimeSystem {
@@ -192,17 +282,33 @@ impl Clock {
     }
 
     /// GTP `time_left color time stones`. Negative times (seen from servers
-    /// late in byo-yomi) count as zero.
+    /// late in byo-yomi) count as zero, more than [`MAX_SECONDS`] as that.
+    ///
+    /// When own moves were charged since the last report and the report is
+    /// in the same period (same `count`), the time it shows less than the
+    /// own accounting is the controller's delay, shared over those moves. A
+    /// whole-second report (KGS) may be rounded down: its first second of
+    /// difference says nothing.
     pub fn time_left(&mut self, color: crate::board::Color, time: f64, count: u32) {
-        self.remaining[color.index()] = Remaining {
-            time: time.max(0.0),
+        let i = color.index();
+        let reported = Remaining {
+            time: time.clamp(0.0, MAX_SECONDS),
             count,
         };
+        let moves = std::mem::take(&mut self.moves_since_report[i]);
+        if moves > 0 && self.remaining[i].count == count {
+            let rounding = if time.fract() == 0.0 { 1.0 } else { 0.0 };
+            let shortfall = self.remaining[i].time - reported.time - rounding;
+            self.delay.observe(shortfall / f64::from(moves));
+        }
+        self.remaining[i] = reported;
     }
 
     /// Charges `elapsed` for a move `color` just made, the way the server will.
     pub fn spend(&mut self, color: crate::board::Color, elapsed: Duration) {
         let mut left = elapsed.as_secs_f64();
+        let moves = &mut self.moves_since_report[color.index()];
+        *moves = moves.saturating_add(1);
         let r = &mut self.remaining[color.index()];
         match self.system {
             TimeSystem::None => {}
@@ -263,6 +369,17 @@ impl Clock {
         }
     }
 
+    /// Whether time `color` does not use for the next move is lost: in a
+    /// byo-yomi period, or a Canadian period of one stone.
+    pub fn use_or_lose(&self, color: crate::board::Color) -> bool {
+        let r = self.remaining[color.index()];
+        match self.system {
+            TimeSystem::Byoyomi { .. } => r.count > 0,
+            TimeSystem::Canadian { .. } => r.count == 1,
+            _ => false,
+        }
+    }
+
     /// Seconds `color` may think about the next move, `None` when the clock sets
     /// no limit. `moves_left` is the number of own moves still to be made in
     /// main time (see [`moves_left`]).
@@ -305,7 +422,7 @@ impl Clock {
                 }
             }
         };
-        let usable = hard - SAFETY_SECONDS - SAFETY_FRACTION * hard;
+        let usable = hard - margin(hard, self.lag());
         Some(if usable > MIN_BUDGET_SECONDS {
             target.clamp(MIN_BUDGET_SECONDS, usable)
         } else {
@@ -343,12 +460,10 @@ pub fn limits(
 ) -> Limits {
     let budget = clock.budget(color, moves_left(board));
     let time = match (configured.time, budget) {
-        (Some(t), Some(b)) => Some(t.min(Duration::from_secs_f64(b))),
+        (Some(t), Some(b)) => Some(t.min(duration(b))),
         (Some(t), None) => Some(t),
-        (None, Some(b)) => Some(Duration::from_secs_f64(b)),
-        (None, None) if configured.playouts.is_none() => {
-            Some(Duration::from_secs_f64(DEFAULT_MOVE_SECONDS))
-        }
+        (None, Some(b)) => Some(duration(b)),
+        (None, None) if configured.playouts.is_none() => Some(duration(DEFAULT_MOVE_SECONDS)),
         (None, None) => None,
     };
     Limits {
@@ -477,13 +592,136 @@ mod tests {
                     };
                     assert!(b > 0.0, "{system:?} {left} {count}");
                     assert!(
-                        b <= (hard - SAFETY_SECONDS).max(MIN_BUDGET_SECONDS),
+                        b <= (hard - margin(hard, 0.0)).max(MIN_BUDGET_SECONDS),
                         "{system:?} {left} {count}: {b} of {hard}"
                     );
                 }
             }
         }
         assert_eq!(Clock::default().budget(Color::White, 10.0), None);
+    }
+
+    /// Budgets under `time_settings 0 P 1` (what `tengen match --time P`
+    /// sends) and Japanese byo-yomi of P seconds: a short period is mostly
+    /// used, a long one keeps a real reserve.
+    #[test]
+    fn short_periods_get_most_of_their_time_and_long_ones_keep_a_reserve() {
+        for (period, low, high) in [
+            (1.0, 0.75, 0.9),
+            (2.0, 1.55, 1.85),
+            (5.0, 4.0, 4.7),
+            (30.0, 26.0, 28.5),
+        ] {
+            let canadian = Clock::new(TimeSystem::from_time_settings(0.0, period, 1));
+            let japanese = Clock::new(TimeSystem::Byoyomi {
+                main: 0.0,
+                period,
+                periods: 5,
+            });
+            for clock in [canadian, japanese] {
+                let b = clock.budget(Color::Black, 40.0).unwrap();
+                assert!((low..=high).contains(&b), "{period} s: {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn time_left_reports_set_the_budget() {
+        // Canadian 1 s per stone: a report of half a second left in the period
+        // leaves less than that.
+        let mut clock = Clock::new(TimeSystem::from_time_settings(0.0, 1.0, 1));
+        clock.time_left(Color::Black, 0.5, 1);
+        let b = clock.budget(Color::Black, 40.0).unwrap();
+        assert!((0.3..0.45).contains(&b), "{b}");
+        // Main time: a share of what is left, so far below the hard limit.
+        let mut clock = Clock::new(TimeSystem::Absolute { main: 600.0 });
+        assert!((9.0..11.0).contains(&clock.budget(Color::Black, 60.0).unwrap()));
+        clock.time_left(Color::Black, 60.0, 0);
+        assert!((0.9..1.1).contains(&clock.budget(Color::Black, 60.0).unwrap()));
+        // Almost out of main time: the margin still holds.
+        clock.time_left(Color::Black, 1.0, 0);
+        let b = clock.budget(Color::Black, 1.0).unwrap();
+        assert!((0.5..0.9).contains(&b), "{b}");
+        // Main time left, then a 1 s byo-yomi: main time and the period together.
+        let mut clock = Clock::new(TimeSystem::Byoyomi {
+            main: 10.0,
+            period: 1.0,
+            periods: 3,
+        });
+        clock.time_left(Color::Black, 0.2, 0);
+        let b = clock.budget(Color::Black, 40.0).unwrap();
+        assert!((0.75..1.05).contains(&b), "{b}");
+    }
+
+    #[test]
+    fn measured_lag_widens_the_margin_and_fades() {
+        let period = Clock::new(TimeSystem::from_time_settings(0.0, 1.0, 1));
+        let base = period.budget(Color::Black, 40.0).unwrap();
+        // A genmove ran 0.2 s over its budget.
+        let mut clock = period;
+        clock.observe_overrun(Duration::from_millis(500), Duration::from_millis(700));
+        let b = clock.budget(Color::Black, 40.0).unwrap();
+        assert!((b - (base - 0.2)).abs() < 1e-9, "{base} {b}");
+        // Moves without overrun let it fade.
+        for _ in 0..30 {
+            clock.observe_overrun(Duration::from_millis(500), Duration::from_millis(400));
+        }
+        assert!(clock.budget(Color::Black, 40.0).unwrap() > base - 0.02);
+
+        // Main time: the controller charged 0.3 s more per move than we measured.
+        let mut clock = Clock::new(TimeSystem::Absolute { main: 100.0 });
+        clock.spend(Color::Black, Duration::from_secs(2));
+        clock.spend(Color::Black, Duration::from_secs(2));
+        assert_eq!(clock.remaining(Color::Black).time, 96.0);
+        clock.time_left(Color::Black, 95.4, 0);
+        assert!((clock.lag() - 0.3).abs() < 1e-9, "{}", clock.lag());
+        assert_eq!(clock.remaining(Color::Black).time, 95.4);
+        // A whole-second report (KGS rounds down) shows no lag under a second.
+        let mut clock = Clock::new(TimeSystem::Absolute { main: 100.0 });
+        clock.spend(Color::Black, Duration::from_millis(2300));
+        clock.time_left(Color::Black, 97.0, 0);
+        assert_eq!(clock.lag(), 0.0);
+        // A report without own moves since the last one says nothing about
+        // lag; a lag beyond reason counts as MAX_LAG_SECONDS.
+        clock.time_left(Color::Black, 50.0, 0);
+        assert_eq!(clock.lag(), 0.0);
+        clock.spend(Color::Black, Duration::from_secs(1));
+        clock.time_left(Color::Black, 1.0, 0);
+        assert_eq!(clock.lag(), MAX_LAG_SECONDS);
+        // New settings keep what was learnt about the controller.
+        let next = clock.with_system(TimeSystem::from_time_settings(0.0, 30.0, 1));
+        assert_eq!(next.lag(), MAX_LAG_SECONDS);
+        assert_eq!(next.remaining(Color::Black).time, 30.0);
+    }
+
+    #[test]
+    fn only_period_time_is_use_or_lose() {
+        let mut canadian = Clock::new(TimeSystem::from_time_settings(0.0, 1.0, 1));
+        assert!(canadian.use_or_lose(Color::Black));
+        canadian.time_left(Color::Black, 20.0, 0);
+        assert!(!canadian.use_or_lose(Color::Black), "main time");
+        let five_stones = Clock::new(TimeSystem::from_time_settings(0.0, 60.0, 5));
+        assert!(!five_stones.use_or_lose(Color::Black));
+        let byoyomi = Clock::new(TimeSystem::Byoyomi {
+            main: 0.0,
+            period: 30.0,
+            periods: 3,
+        });
+        assert!(byoyomi.use_or_lose(Color::White));
+        assert!(!Clock::new(TimeSystem::Absolute { main: 60.0 }).use_or_lose(Color::White));
+        assert!(!Clock::default().use_or_lose(Color::White));
+    }
+
+    #[test]
+    fn huge_clocks_give_durations() {
+        let board = Board::new(Geometry::new(9).unwrap());
+        for clock in [
+            Clock::new(TimeSystem::Absolute { main: 1e25 }),
+            Clock::new(TimeSystem::from_time_settings(0.0, 1e300, 1)),
+        ] {
+            let l = limits(Limits::default(), &clock, Color::Black, &board);
+            assert!(l.time.is_some_and(|t| t.as_secs_f64() <= 366.0 * 86400.0));
+        }
     }
 
     #[test]

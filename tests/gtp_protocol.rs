@@ -180,7 +180,10 @@ fn every_error_string() {
         ("final_status_list", "syntax error"),
         ("final_status_list living", "syntax error"),
         ("time_settings 1 2", "syntax error"),
-        ("time_settings -1 0 0", "syntax error"),
+        (
+            "time_settings -1 0 0",
+            "invalid time -1: seconds must be a finite number, 0 or more",
+        ),
         ("time_settings 10 5 x", "syntax error"),
         ("time_left b 10", "syntax error"),
         ("time_left green 10 0", "syntax error"),
@@ -490,4 +493,111 @@ fn final_score_settles_capture_races() {
     assert!(dead.lines().any(|l| l == "B4"), "{dead:?}");
     assert!(dead.lines().any(|l| l == "C3"), "{dead:?}");
     assert_eq!(e.ok("final_score"), "0");
+}
+
+/// Runs `tengen ARGS` with `stdin` as input; returns (exit code or signal
+/// text, stdout, stderr).
+fn run_tengen(args: &[&str], stdin: &str) -> (String, String, String) {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        format!("{:?}", out.status.code()),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn huge_time_on_the_command_line_is_clamped_not_a_panic() {
+    let (status, out, err) = run_tengen(
+        &["--time", "1e30", "--playouts", "20", "--size", "9"],
+        "genmove b\nquit\n",
+    );
+    assert_eq!(status, "Some(0)", "{err}");
+    assert!(
+        out.starts_with("= ") && !err.contains("panicked"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn negative_numbers_reach_the_range_check() {
+    for (flag, value) in [
+        ("--time", "-1"),
+        ("--time", "0"),
+        ("--time", "nan"),
+        ("--playouts", "-5"),
+        ("--threads", "-2"),
+        ("--tt-mb", "-1"),
+        ("--resign-threshold", "-0.5"),
+        ("--score-weight", "-1"),
+    ] {
+        let (status, _, err) = run_tengen(&[flag, value], "quit\n");
+        assert_eq!(status, "Some(2)", "{flag} {value}: {err}");
+        assert!(
+            !err.contains("unexpected argument"),
+            "{flag} {value}: {err}"
+        );
+        assert!(err.contains(flag), "{flag} {value}: {err}");
+    }
+    let (_, _, err) = run_tengen(&["--time", "-1"], "quit\n");
+    assert!(err.contains("positive number of seconds"), "{err}");
+}
+
+#[test]
+fn a_table_larger_than_memory_is_refused_with_a_message() {
+    // Under an address-space limit of 2 GB, a 4 GB table cannot be had: the
+    // engine says so and exits instead of aborting.
+    let cmd = format!(
+        "ulimit -v 2000000; exec {} --tt-mb 4096",
+        env!("CARGO_BIN_EXE_tengen")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &cmd])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code().is_some(), "killed by a signal: {err}");
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("--tt-mb 4096"), "{err}");
+    // 64 GB is more than this machine has (or the test says it skipped).
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();
+        line.split_whitespace().nth(1)?.parse::<u64>().ok()
+    });
+    match total {
+        Some(kb) if kb < 64 << 20 => {
+            let (status, _, err) = run_tengen(&["--tt-mb", "65536"], "quit\n");
+            assert_eq!(status, "Some(2)", "{err}");
+            assert!(err.contains("memory"), "{err}");
+        }
+        _ => eprintln!("skipped the 64 GB case: this machine has {total:?} kB"),
+    }
+}
+
+/// Under `time_settings 0 1 1` (1 s per move, what `tengen match --time 1`
+/// sends) each genmove uses most of its second, and never all of it.
+#[test]
+fn one_second_byoyomi_uses_most_of_each_second() {
+    let mut e = Engine::spawn(&["--size", "9", "--playouts", "100000000", "--quiet"]);
+    e.ok("time_settings 0 1 1");
+    for color in ["b", "w", "b"] {
+        e.ok(&format!("time_left {color} 1 1"));
+        let start = std::time::Instant::now();
+        e.ok(&format!("genmove {color}"));
+        let took = start.elapsed().as_secs_f64();
+        assert!(
+            (0.6..0.97).contains(&took),
+            "genmove {color} took {took:.3} s"
+        );
+    }
 }

@@ -54,7 +54,8 @@ fn t10_retake_after_two_passes_under_each_ko_rule() {
             assert_eq!(e.fail("play b b16"), "illegal move", "{ko}");
             let why = match ko {
                 "positional" => "positional superko: repeats the position after move 7",
-                _ => "situational superko: repeats the position after move 7",
+                "situational" => "B16: situational superko: repeats the position after move 7",
+                _ => "natural situational superko: repeats the position after move 7",
             };
             assert!(e.stderr_has(why), "{ko}: {}", e.stderr());
             assert_eq!(

@@ -205,3 +205,25 @@ fn an_extra_response_does_not_shift_later_answers() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(c.send("name", LONG).unwrap(), "");
 }
+
+/// The stderr tail is read to its end before an exit is reported: this engine
+/// exits at once (the client sees its stdout close and its exit status), but
+/// a process it left behind writes the last words to stderr a moment later,
+/// which is the order the stderr-draining thread may see even for one process.
+#[test]
+fn stderr_written_after_stdout_closed_is_still_reported() {
+    let dir = TempDir::new();
+    let cmd = dir.script(
+        "engine.sh",
+        "read line\n(exec 1>&-; sleep 0.4; echo 'late last words' >&2) &\nexit 4\n",
+    );
+    let mut c = GtpClient::spawn(&cmd, "fake").unwrap();
+    let err = c.send("genmove b", LONG).unwrap_err();
+    match &err {
+        GtpError::Exited { detail, .. } => {
+            assert!(detail.contains("late last words"), "{detail}");
+            assert!(detail.contains('4'), "exit status missing: {detail}");
+        }
+        other => panic!("expected an exit, got {other:?}"),
+    }
+}

@@ -375,3 +375,21 @@ fn tengen_plays_itself_over_gtp_under_every_rule_set() {
         assert!(out.starts_with("A: tengen"), "{rules}: {out}");
     }
 }
+
+/// A closed stderr (`2>&1 | head -1`) ends the match quietly, never with a panic.
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    let dir = TempDir::new();
+    let stone = fake_engine(&dir, "C3", "", r"= \n\n");
+    // bash for PIPESTATUS: the exit status of tengen, not of head.
+    let script = format!(
+        "'{}' match --black '{}' --white '{}' --games 4 --size 5 2>&1 | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+        env!("CARGO_BIN_EXE_tengen"),
+        stone,
+        passer(&dir)
+    );
+    let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+    let status = String::from_utf8_lossy(&out.stdout);
+    // 101 is the exit status of a Rust panic.
+    assert_ne!(status.trim(), "101", "tengen panicked");
+}

@@ -124,7 +124,8 @@ fn ko_illegal(game: &Game, color: Color) -> BTreeSet<String> {
                 game.check(color, Move::Play(p)),
                 Err(IllegalMove::Ko
                     | IllegalMove::PositionalSuperko { .. }
-                    | IllegalMove::SituationalSuperko { .. })
+                    | IllegalMove::SituationalSuperko { .. }
+                    | IllegalMove::NaturalSituationalSuperko { .. })
             )
         })
         .map(gtp_name)
@@ -145,7 +146,8 @@ fn observe(rec: &Record, ko: KoRule, suicide_allowed: bool) -> Expectation {
             Err(
                 IllegalMove::Ko
                 | IllegalMove::PositionalSuperko { .. }
-                | IllegalMove::SituationalSuperko { .. },
+                | IllegalMove::SituationalSuperko { .. }
+                | IllegalMove::NaturalSituationalSuperko { .. },
             ) => {
                 seen.stops_at = Some(i + 1);
                 break;

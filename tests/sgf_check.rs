@@ -76,6 +76,7 @@ fn t1_to_t12_first_violation_under_every_ko_rule() {
     // move number and its reason, or None when the whole line is legal.
     let psk = "positional-superko";
     let ssk = "situational-superko";
+    let nssk = "natural-situational-superko";
     let expected: [(&str, FirstIllegal); 12] = [
         ("t01-simple-ko.sgf", [None, None, None, None]),
         (
@@ -84,11 +85,11 @@ fn t1_to_t12_first_violation_under_every_ko_rule() {
         ),
         (
             "t03-triple-ko.sgf",
-            [None, Some((6, psk)), Some((6, ssk)), Some((7, ssk))],
+            [None, Some((6, psk)), Some((6, ssk)), Some((7, nssk))],
         ),
         (
             "t04-eternal-life.sgf",
-            [None, Some((4, psk)), Some((4, ssk)), Some((5, ssk))],
+            [None, Some((4, psk)), Some((4, ssk)), Some((5, nssk))],
         ),
         ("t05-s2r1-pass-ssk.sgf", [None, Some((3, psk)), None, None]),
         ("t06-superko-suicide.sgf", [None, None, None, None]),
@@ -99,7 +100,7 @@ fn t1_to_t12_first_violation_under_every_ko_rule() {
         ),
         (
             "t09-long-life.sgf",
-            [None, Some((4, psk)), Some((4, ssk)), Some((5, ssk))],
+            [None, Some((4, psk)), Some((4, ssk)), Some((5, nssk))],
         ),
         (
             "t10-ko-after-two-passes.sgf",
@@ -413,10 +414,10 @@ fn oracle(text: &str, ko: KoRule, suicide_allowed: bool) -> Vec<Flat> {
                     KoRule::Situational => find(&|e| e.grid == g && e.to_move == 3 - c),
                     KoRule::NaturalSituational => find(&|e| e.grid == g && e.created_by == Some(c)),
                 };
-                let code = if ko == KoRule::Positional {
-                    "positional-superko"
-                } else {
-                    "situational-superko"
+                let code = match ko {
+                    KoRule::Positional => "positional-superko",
+                    KoRule::NaturalSituational => "natural-situational-superko",
+                    _ => "situational-superko",
                 };
                 repeat.map(|r| (code, Some(r)))
             };

@@ -133,3 +133,45 @@ fn output_does_not_depend_on_the_thread_count() {
     assert_eq!(one, two);
     assert!(one.len() > 40, "{}", one.len());
 }
+
+#[test]
+fn a_directory_without_sgf_files_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("tengen-empty-check-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "no games here").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("check")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no SGF file found"), "{stderr}");
+}
+
+#[test]
+fn natural_situational_violations_name_their_rule() {
+    let file = path("positions/t03-triple-ko.sgf");
+    let (code, lines, _) = check(&["--ko", "natural-situational", &file]);
+    assert_eq!(code, 1);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("natural situational superko: ")),
+        "{lines:?}"
+    );
+    let (_, lines, _) = check(&["--json", "--ko", "natural-situational", &file]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(r#""reason":"natural-situational-superko""#)),
+        "{lines:?}"
+    );
+    // Plain situational superko keeps its name.
+    let (_, lines, _) = check(&["--ko", "situational", &file]);
+    assert!(
+        lines.iter().any(|l| l.contains(": situational superko: ")),
+        "{lines:?}"
+    );
+}

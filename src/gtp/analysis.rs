@@ -77,7 +77,7 @@ impl AnalyzeArgs {
             if !v.is_finite() || v < 0.0 {
                 return Err(GtpError::syntax());
             }
-            Ok((v > 0.0).then(|| Duration::from_secs_f64(v / 100.0)))
+            Ok((v > 0.0).then(|| crate::time::duration(v / 100.0)))
         };
         if let Some(t) = args.get(i) {
             if t.parse::<f64>().is_ok() {

@@ -22,7 +22,6 @@ use crate::engine::{Decision, Report};
 use crate::game::Game;
 use crate::rules::Scoring;
 use crate::score::GameResult;
-use crate::time::Clock;
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -237,14 +236,16 @@ pub(super) fn number<T: std::str::FromStr>(text: &str) -> Result<T, GtpError> {
 }
 
 /// A finite, non-negative number of seconds (integers per the spec; KataGo
-/// also accepts fractions, so do we).
+/// also accepts fractions, so do we), clamped to a year.
 pub(super) fn seconds(text: &str) -> Result<f64, GtpError> {
-    let v: f64 = number(text)?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(GtpError::syntax())
-    }
+    crate::time::checked_seconds(number(text)?).ok_or_else(|| invalid_time(text))
+}
+
+/// The failure for a time that is a number but not a usable one.
+pub(super) fn invalid_time(text: &str) -> GtpError {
+    GtpError::new(format!(
+        "invalid time {text}: seconds must be a finite number, 0 or more"
+    ))
 }
 
 /// `protocol_version` → `2`.
@@ -288,7 +289,7 @@ fn cmd_quit(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 /// Starts a new game on `geometry`: rules and komi kept, clocks full.
 fn new_game(s: &mut Session, geometry: Geometry) {
     s.game = Game::new(geometry, s.game.rules(), s.game.komi());
-    s.clock = Clock::new(s.clock.system());
+    s.clock = s.clock.with_system(s.clock.system());
     s.engine.clear();
     s.handicap = 0;
 }
@@ -625,7 +626,7 @@ fn color_and_seconds(cmd: &Command) -> Result<(Color, Duration), GtpError> {
     if cmd.args.len() > 2 || secs > 3600.0 {
         return Err(GtpError::syntax());
     }
-    Ok((color, Duration::from_secs_f64(secs)))
+    Ok((color, crate::time::duration(secs)))
 }
 
 /// `tengen-ownership COLOR [SECONDS]` → a GoGui `dboard` after thinking

@@ -74,8 +74,9 @@ impl Default for Options {
 
 /// What the reader thread and the workers tell the session.
 enum Event {
-    /// One input line, control characters other than HT/LF already dropped.
-    Line(String),
+    /// One input line, control characters other than HT/LF already dropped,
+    /// and when it arrived.
+    Line(String, Instant),
     /// End of input.
     Eof,
     /// The worker thread has finished.
@@ -118,6 +119,9 @@ pub struct Session {
     ponder_next: bool,
     /// The network loaded with `--model`, if any: its commands exist only then.
     network: Option<Evaluator>,
+    /// When the command being handled arrived: a `genmove`'s time counts
+    /// from there, as the controller's clock does.
+    received: Instant,
 }
 
 /// Runs GTP on stdin/stdout until `quit` or end of input.
@@ -175,7 +179,7 @@ fn read_lines<R: BufRead>(mut input: R, sender: Sender<Event>) {
             }
             Ok(_) => {
                 if sender
-                    .send(Event::Line(protocol::strip_controls(&buf)))
+                    .send(Event::Line(protocol::strip_controls(&buf), Instant::now()))
                     .is_err()
                 {
                     return;
@@ -217,6 +221,7 @@ impl Session {
             handicap: 0,
             ponder_next: false,
             network: None,
+            received: Instant::now(),
         }
     }
 
@@ -232,7 +237,8 @@ impl Session {
             match self.next_event() {
                 Event::Eof => break,
                 Event::WorkerDone => {}
-                Event::Line(raw) => {
+                Event::Line(raw, received) => {
+                    self.received = received;
                     let line = protocol::clean(&raw);
                     if !line.is_empty() {
                         self.execute(&protocol::parse(&line));
@@ -295,7 +301,7 @@ impl Session {
     /// A diagnostic on stderr (unless `--quiet`).
     fn log(&self, message: &str) {
         if !self.options.quiet {
-            eprintln!("tengen: {message}");
+            crate::log_line!("tengen: {message}");
         }
     }
 
@@ -333,15 +339,15 @@ impl Session {
             while !done || (stop_on == StopOn::AnyLine && !stop.load(Ordering::Relaxed)) {
                 match events.recv().unwrap_or(Event::Eof) {
                     Event::WorkerDone => done = true,
-                    Event::Line(raw) => match stop_on {
+                    Event::Line(raw, received) => match stop_on {
                         StopOn::AnyLine => {
                             stop.store(true, Ordering::Relaxed);
-                            pending.push_back(Event::Line(raw));
+                            pending.push_back(Event::Line(raw, received));
                         }
                         StopOn::CommentLine if protocol::is_comment(&raw) => {
                             stop.store(true, Ordering::Relaxed);
                         }
-                        StopOn::CommentLine => pending.push_back(Event::Line(raw)),
+                        StopOn::CommentLine => pending.push_back(Event::Line(raw, received)),
                     },
                     Event::Eof => {
                         // The end of input ends an analysis; a genmove still
@@ -375,8 +381,9 @@ impl Session {
             limits: time::limits(self.options.limits, &self.clock, color, self.game.board()),
             cleanup,
             allow_resign: play && !cleanup,
+            use_all_time: self.clock.use_or_lose(color),
         };
-        let started = Instant::now();
+        let started = self.received;
         let decision = self.think(StopOn::CommentLine, |engine, game, stop, out| {
             // The visits of the last `info` line written, so that the final
             // state is written once, after the search, whatever the interval.
@@ -408,8 +415,12 @@ impl Session {
             }
             decision
         });
+        let elapsed = started.elapsed();
         if play {
-            self.clock.spend(color, started.elapsed());
+            self.clock.spend(color, elapsed);
+        }
+        if let Some(budget) = options.limits.time {
+            self.clock.observe_overrun(budget, elapsed);
         }
         let decision = self.checked(color, decision, options.allow_resign);
         if let (true, Decision::Play(mv)) = (play, decision) {

@@ -3,7 +3,7 @@
 //! (`kgs-rules`, `kata-get-rules`, `kata-set-rules`), handicap stones and
 //! SGF files (`loadsgf`, `printsgf`). Listed in [`super::commands::COMMANDS`].
 
-use super::commands::{arity, empty, number, seconds, text};
+use super::commands::{arity, empty, invalid_time, number, seconds, text};
 use super::protocol::{Command, GtpError};
 use super::vertex::{format_point, parse_move};
 use super::{color_arg, Reply, Session};
@@ -11,7 +11,7 @@ use crate::board::{Color, Move, Point};
 use crate::handicap;
 use crate::rules::{KoRule, Preset, Rules, Scoring};
 use crate::sgf;
-use crate::time::{Clock, TimeSystem, KATA_TIME_SYSTEMS};
+use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
 
 /// `time_settings MAIN BYO_YOMI STONES` → empty (GTP v2: `B > 0, S = 0` means
 /// no limit, `B = 0` absolute, otherwise Canadian).
@@ -20,7 +20,9 @@ pub(super) fn cmd_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply,
     let main = seconds(&cmd.args[0])?;
     let period = seconds(&cmd.args[1])?;
     let stones: u32 = number(&cmd.args[2])?;
-    s.clock = Clock::new(TimeSystem::from_time_settings(main, period, stones));
+    s.clock = s
+        .clock
+        .with_system(TimeSystem::from_time_settings(main, period, stones));
     empty()
 }
 
@@ -31,7 +33,7 @@ pub(super) fn cmd_time_left(s: &mut Session, cmd: &Command) -> Result<Reply, Gtp
     let color = color_arg(cmd.args.first())?;
     let time: f64 = number(&cmd.args[1])?;
     if !time.is_finite() {
-        return Err(GtpError::syntax());
+        return Err(invalid_time(&cmd.args[1]));
     }
     let count: u32 = number(&cmd.args[2])?;
     s.clock.time_left(color, time, count);
@@ -41,7 +43,7 @@ pub(super) fn cmd_time_left(s: &mut Session, cmd: &Command) -> Result<Reply, Gtp
 /// `kgs-time_settings none | absolute M | byoyomi M B P | canadian M B S` → empty.
 pub(super) fn cmd_kgs_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let system = TimeSystem::parse_named(&cmd.args, false).ok_or_else(GtpError::syntax)?;
-    s.clock = Clock::new(system);
+    s.clock = s.clock.with_system(system);
     empty()
 }
 
@@ -54,7 +56,7 @@ pub(super) fn cmd_kata_list_time_settings(_: &mut Session, _: &Command) -> Resul
 /// `fischer M INC` and `fischer-capped M INC MAINCAP MAXPERMOVE` (`-1`: no cap).
 pub(super) fn cmd_kata_time_settings(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let system = TimeSystem::parse_named(&cmd.args, true).ok_or_else(GtpError::syntax)?;
-    s.clock = Clock::new(system);
+    s.clock = s.clock.with_system(system);
     empty()
 }
 
@@ -161,7 +163,7 @@ pub(super) fn cmd_loadsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpEr
     let mut game = loaded.game;
     game.set_rules(rules);
     s.game = game;
-    s.clock = Clock::new(s.clock.system());
+    s.clock = s.clock.with_system(s.clock.system());
     s.engine.clear();
     s.handicap = loaded.info.handicap;
     empty()

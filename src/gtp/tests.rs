@@ -399,3 +399,85 @@ fn best_moves_labels_leave_the_variation_numbers_readable() {
         ""
     );
 }
+
+/// A session the test drives command by command; its output is read back
+/// (and cleared) by [`Driven::run`].
+struct Driven {
+    session: Session,
+    out: Shared,
+}
+
+impl Driven {
+    fn new() -> Driven {
+        let out = Shared::default();
+        let (sender, events) = mpsc::channel();
+        let session = Session::new(
+            Options::default(),
+            Box::new(RandomEngine::new(1)),
+            Box::new(out.clone()),
+            events,
+            sender,
+        );
+        Driven { session, out }
+    }
+
+    /// The response to `line`.
+    fn run(&mut self, line: &str) -> String {
+        self.session.execute(&protocol::parse(line));
+        let bytes = std::mem::take(&mut *self.out.0.lock().unwrap());
+        String::from_utf8(bytes).unwrap()
+    }
+}
+
+#[test]
+fn huge_time_values_are_clamped_and_bad_ones_leave_the_clock_alone() {
+    let mut d = Driven::new();
+    for settings in [
+        "time_settings 1e25 0 0",
+        "time_settings 0 1e300 1",
+        "kgs-time_settings byoyomi 1e40 1e40 5",
+        "kata-time_settings fischer 1e300 1e300",
+        "kata-time_settings fischer-capped 1e300 1e300 1e300 1e300",
+    ] {
+        assert_eq!(d.run(settings), "= \n\n", "{settings}");
+        // A year at most, whatever was asked.
+        let main = d.session.clock.remaining(Color::Black).time;
+        assert!(main <= 366.0 * 86400.0, "{settings}: {main}");
+        for _ in 0..2 {
+            let reply = d.run("genmove b");
+            assert!(reply.starts_with("= "), "{settings}: {reply:?}");
+        }
+        assert_eq!(d.run("time_left w 1e30 0"), "= \n\n");
+        assert!(d.run("genmove w").starts_with("= "), "{settings}");
+    }
+    let before = d.session.clock;
+    for bad in [
+        "time_settings 1e999 0 0",
+        "time_settings -5 0 0",
+        "time_settings 5 nan 1",
+        "time_settings 5 inf 1",
+        "time_left b nan 0",
+        "time_left b inf 0",
+        "kgs-time_settings absolute -1",
+        "kgs-time_settings byoyomi 10 1e999 3",
+        "kata-time_settings fischer 10 -1",
+    ] {
+        let reply = d.run(bad);
+        assert!(
+            reply.starts_with("? ") && !reply.contains("internal error"),
+            "{bad}: {reply:?}"
+        );
+        assert_eq!(d.session.clock, before, "{bad} changed the clock");
+    }
+}
+
+#[test]
+fn a_huge_analysis_interval_is_clamped() {
+    for command in ["lz-analyze b 1e50", "kata-analyze b interval 1e300"] {
+        let t = transcript(command);
+        assert!(
+            t.starts_with("=\n") && t.ends_with("\n\n"),
+            "{command}: {t:?}"
+        );
+    }
+}

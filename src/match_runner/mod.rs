@@ -153,7 +153,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
     let mut referee = args.referee.as_deref().map(|c| Player::new(c, "referee"));
     for p in [&mut a, &mut b] {
         if let Err(e) = p.start(spec.timeouts.command) {
-            eprintln!("engine {}: {e}", p.label());
+            crate::log_line!("engine {}: {e}", p.label());
         }
     }
     let io = |e: io::Error| format!("cannot write the results: {e}");
@@ -185,7 +185,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         } else {
             Color::White
         };
-        eprintln!("game {number} of {}: A plays {a_color}", args.games);
+        crate::log_line!("game {number} of {}: A plays {a_color}", args.games);
         let record = match a_color {
             Color::Black => game_loop::play_game(&spec, &mut a, &mut b, referee.as_mut()),
             Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
@@ -214,6 +214,6 @@ fn save_sgf(dir: &Path, number: u32, record: &GameRecord) {
     let path = dir.join(format!("game-{number:03}.sgf"));
     let text = crate::sgf::write_game(&record.game, 0, Some(&record.result));
     if let Err(e) = std::fs::write(&path, text) {
-        eprintln!("cannot write {}: {e}", path.display());
+        crate::log_line!("cannot write {}: {e}", path.display());
     }
 }

@@ -95,7 +95,7 @@ impl Player {
     fn send_tolerant(&mut self, command: &str, timeout: Duration) -> Result<String, GtpError> {
         match self.send(command, timeout) {
             Err(e) if !e.is_fatal() => {
-                eprintln!("[{}] {e}; going on without it", self.label);
+                crate::log_line!("[{}] {e}; going on without it", self.label);
                 Ok(String::new())
             }
             other => other,
@@ -117,7 +117,7 @@ impl Player {
         let result = client.send(command, timeout);
         if let Err(e) = &result {
             if e.is_fatal() {
-                eprintln!("[{}] {e}; stopping it", self.label);
+                crate::log_line!("[{}] {e}; stopping it", self.label);
                 self.client = None;
             }
         }

@@ -47,15 +47,19 @@ pub struct Tree {
 }
 
 impl Tree {
-    pub fn new(tt_mb: usize) -> Tree {
-        Tree {
-            table: Table::new(tt_mb),
+    /// A tree over a table of `tt_mb` megabytes.
+    ///
+    /// # Errors
+    /// The table's memory cannot be had.
+    pub fn try_new(tt_mb: usize) -> Result<Tree, std::collections::TryReserveError> {
+        Ok(Tree {
+            table: Table::try_new(tt_mb)?,
             ownership: OwnershipMap::default(),
             playouts: 0,
             simulations: 0,
             expand_after: 2,
             prunes: 0,
-        }
+        })
     }
 }
 

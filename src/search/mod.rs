@@ -133,9 +133,22 @@ pub struct MctsEngine<P: MovePolicy = Policy> {
 
 impl MctsEngine<Policy> {
     /// An engine whose playouts follow `config.playout_policy`.
+    ///
+    /// # Panics
+    /// If the table's memory cannot be had; see [`MctsEngine::try_new`].
     pub fn new(config: SearchConfig) -> MctsEngine<Policy> {
         let policy = config.playout_policy;
         MctsEngine::with_policy(config, policy)
+    }
+
+    /// Like [`MctsEngine::new`], with a message instead of a panic when the
+    /// table's memory (`config.tt_mb`) cannot be had.
+    ///
+    /// # Errors
+    /// The allocation failed.
+    pub fn try_new(config: SearchConfig) -> Result<MctsEngine<Policy>, String> {
+        let policy = config.playout_policy;
+        MctsEngine::try_with_policy(config, policy)
     }
 }
 
@@ -148,13 +161,30 @@ fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
 
 impl<P: MovePolicy> MctsEngine<P> {
     /// An engine with the given playout policy.
+    ///
+    /// # Panics
+    /// If the table's memory cannot be had.
     pub fn with_policy(config: SearchConfig, policy: P) -> MctsEngine<P> {
-        MctsEngine {
-            tree: Mutex::new(Tree::new(config.tt_mb)),
+        MctsEngine::try_with_policy(config, policy).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`MctsEngine::with_policy`] with a message instead of a panic.
+    ///
+    /// # Errors
+    /// The table's memory cannot be had.
+    pub fn try_with_policy(config: SearchConfig, policy: P) -> Result<MctsEngine<P>, String> {
+        let tree = Tree::try_new(config.tt_mb).map_err(|_| {
+            format!(
+                "cannot allocate {} MB for the transposition table",
+                config.tt_mb
+            )
+        })?;
+        Ok(MctsEngine {
+            tree: Mutex::new(tree),
             config,
             policy,
             searches: 0,
-        }
+        })
     }
 
     pub fn config(&self) -> &SearchConfig {
@@ -516,7 +546,7 @@ impl<P: MovePolicy> Engine for MctsEngine<P> {
         let rule = StopRule {
             playouts,
             time,
-            early: true,
+            early: !(options.use_all_time && time.is_some()),
         };
         let interval = self.config.report_interval;
         let report = self.search(game, color, rule, stop, interval, progress);

@@ -154,20 +154,36 @@ pub struct Table {
 impl Table {
     /// A table using about `mb` megabytes (at least one bucket and a thousand
     /// edges; at most 1 TB).
+    ///
+    /// # Panics
+    /// If the memory cannot be had; see [`Table::try_new`].
     pub fn new(mb: usize) -> Table {
+        Table::try_new(mb).unwrap_or_else(|e| panic!("transposition table of {mb} MB: {e}"))
+    }
+
+    /// Like [`Table::new`], but memory that cannot be had is an error, not an abort.
+    ///
+    /// # Errors
+    /// The allocation failed.
+    pub fn try_new(mb: usize) -> Result<Table, std::collections::TryReserveError> {
         let bytes = mb.clamp(1, 1 << 20) << 20;
         let bucket_bytes = BUCKET * std::mem::size_of::<Node>();
         let buckets = ((bytes / 4) / bucket_bytes).max(1);
         let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
         let edge_capacity =
             ((bytes - buckets * bucket_bytes) / std::mem::size_of::<Edge>()).max(1024);
-        Table {
-            slots: vec![Node::default(); buckets * BUCKET],
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(buckets * BUCKET)?;
+        slots.resize(buckets * BUCKET, Node::default());
+        let mut edges = Vec::new();
+        edges.try_reserve_exact(edge_capacity)?;
+        Ok(Table {
+            slots,
             bucket_mask: buckets - 1,
-            edges: Vec::with_capacity(edge_capacity),
+            edges,
             edge_capacity,
             generation: 1,
-        }
+        })
     }
 
     /// Forgets everything.

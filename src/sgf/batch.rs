@@ -37,9 +37,9 @@ pub struct Summary {
 
 impl Summary {
     /// 0 when every move is legal, 1 when there are violations, 2 when a file
-    /// could not be read or parsed.
+    /// could not be read or parsed, or there was no file at all.
     pub fn exit_code(&self) -> u8 {
-        if self.files_with_errors > 0 {
+        if self.files_with_errors > 0 || self.files == 0 {
             2
         } else if self.violations > 0 {
             1
@@ -182,7 +182,12 @@ impl Printer<'_> {
             && self.last_progress.elapsed() > Duration::from_millis(200)
         {
             self.last_progress = Instant::now();
-            eprint!("\rchecked {}/{} files", self.printed, self.inputs.len());
+            let _ = write!(
+                io::stderr(),
+                "\rchecked {}/{} files",
+                self.printed,
+                self.inputs.len()
+            );
         }
     }
 }
@@ -252,7 +257,7 @@ pub fn run(
         });
     }
     if printer.show_progress && started.elapsed() > Duration::from_secs(1) {
-        eprint!("\r\x1b[K");
+        let _ = write!(io::stderr(), "\r\x1b[K");
     }
     let Printer {
         mut summary,

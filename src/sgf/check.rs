@@ -224,6 +224,11 @@ impl Replay {
             IllegalMove::SituationalSuperko { repeats } => IllegalMove::SituationalSuperko {
                 repeats: to_sgf(repeats),
             },
+            IllegalMove::NaturalSituationalSuperko { repeats } => {
+                IllegalMove::NaturalSituationalSuperko {
+                    repeats: to_sgf(repeats),
+                }
+            }
             other => other,
         };
         report.violations.push(Violation {
@@ -305,6 +310,9 @@ impl Violation {
             }
             IllegalMove::SituationalSuperko { repeats } => {
                 format!("situational superko: {}", repeated(repeats))
+            }
+            IllegalMove::NaturalSituationalSuperko { repeats } => {
+                format!("natural situational superko: {}", repeated(repeats))
             }
         };
         let variation = if self.line > 1 {

@@ -353,7 +353,7 @@ pub(crate) fn node_steps(
                     c.error_at(
                         v.offset(),
                         format!(
-                            "bad player PL[{}]: expected B or W",
+                            "bad player PL[{}]: expected B or W (or FF[3]'s 1 or 2)",
                             String::from_utf8_lossy(v.raw())
                         ),
                     )
@@ -466,8 +466,13 @@ pub fn point_to_gtp(p: Point, size: usize) -> String {
     format!("{col}{}", size - p.y())
 }
 
-/// `B`/`W` (any case; `black`/`white` too).
+/// `B`/`W` (any case; `black`/`white` too), or FF[3]'s `1`/`2` (as sgfmill reads them).
 fn parse_color(v: &[u8]) -> Option<Color> {
+    match v.trim_ascii() {
+        b"1" => return Some(Color::Black),
+        b"2" => return Some(Color::White),
+        _ => {}
+    }
     match v.first()?.to_ascii_uppercase() {
         b'B' => Some(Color::Black),
         b'W' => Some(Color::White),
@@ -675,6 +680,24 @@ mod tests {
             ),
             "setup before move"
         );
+    }
+
+    #[test]
+    fn old_numeric_players_are_read() {
+        // FF[3] files (GNU Go's regression games) write PL[1] for Black and PL[2] for White.
+        let steps = record_steps("(;FF[3]AB[aa]PL[2];W[bb];B[cc]PL[1])").unwrap();
+        assert!(matches!(
+            steps[0],
+            Step::Setup {
+                to_move: Some(Color::White),
+                ..
+            }
+        ));
+        assert_eq!(steps[2], Step::ToMove(Color::Black));
+        for bad in ["(;PL[3])", "(;PL[0])", "(;PL[12])"] {
+            let e = record_steps(bad).unwrap_err();
+            assert!(e.message.contains("bad player"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -117,7 +117,7 @@ fn pos(p: Point, n: usize) -> usize {
 
 /// The triangle wave of komi parity KataGo gives the net (global 18).
 pub fn komi_parity_wave(self_komi: f32, board_area: usize) -> f32 {
-    let floor = if board_area % 2 == 0 {
+    let floor = if board_area.is_multiple_of(2) {
         (self_komi / 2.0).floor() * 2.0
     } else {
         ((self_komi - 1.0) / 2.0).floor() * 2.0 + 1.0

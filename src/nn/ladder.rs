@@ -522,7 +522,8 @@ impl LadderScratch {
                 }
                 return false;
             }
-            let is_defender = (defender_first && i % 2 == 0) || (!defender_first && i % 2 == 1);
+            let is_defender = (defender_first && i.is_multiple_of(2))
+                || (!defender_first && !i.is_multiple_of(2));
             let b = &mut self.board;
 
             if self.list_cur[i] == -1 {

@@ -73,7 +73,7 @@ fn parse_positions(text: &str) -> Vec<Position> {
                     "rules" => p.rules_json = rules_json(rest, &at()),
                     "moves" => {
                         let words: Vec<&str> = rest.split_whitespace().collect();
-                        assert!(words.len() % 2 == 0, "{}: odd move list", at());
+                        assert!(words.len().is_multiple_of(2), "{}: odd move list", at());
                         p.moves = words
                             .chunks(2)
                             .map(|c| (c[0].to_string(), c[1].to_string()))
@@ -242,16 +242,6 @@ fn find_net(dir: &Path, prefix: &str) -> Option<PathBuf> {
         })
 }
 
-/// Says loudly (past the test harness's capture) that a test did nothing.
-fn skip(what: &str, required_in_ci: bool) {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    assert!(
-        !(ci && required_in_ci),
-        "{what}: missing under CI=true (run .ci/fetch-nets)"
-    );
-    let _ = writeln!(std::io::stderr(), "SKIPPED {what}");
-}
-
 /// Diffs every recorded answer in `golden` for the net at `net`.
 fn check_net(net: &Path, golden: &str) {
     let positions = parse_positions(
@@ -315,7 +305,7 @@ fn b6c96_matches_katago() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nets");
     match find_net(&shared, "g170-b6c96-") {
         Some(net) => check_net(&net, "g170-b6c96.txt"),
-        None => skip("nn_golden b6c96: no net in ../shared/nets", true),
+        None => common::skipped("no b6c96 net in ../shared/nets", true),
     }
 }
 
@@ -324,7 +314,7 @@ fn b15c192_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "g170e-b15c192-") {
         Some(net) => check_net(&net, "g170e-b15c192.txt"),
-        None => skip("nn_golden b15c192: no net in target/nets", true),
+        None => common::skipped("no b15c192 net in target/nets (.ci/fetch-nets)", true),
     }
 }
 
@@ -333,8 +323,8 @@ fn b18c384nbt_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "kata1-b18c384nbt-") {
         Some(net) => check_net(&net, "kata1-b18c384nbt.txt"),
-        None => skip(
-            "nn_golden b18c384nbt: no net in target/nets (.ci/fetch-nets --b18)",
+        None => common::skipped(
+            "no b18c384nbt net in target/nets (.ci/fetch-nets --b18)",
             false,
         ),
     }

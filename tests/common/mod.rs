@@ -234,3 +234,20 @@ pub fn is_vertex(text: &str, size: usize) -> bool {
     };
     x < size && (1..=size).contains(&row)
 }
+
+/// Reports that a test cannot run here because `why` (a missing net or
+/// program): a notice on the process's own stderr, which the test harness
+/// does not capture, so `cargo test` shows it even for a passing test; under
+/// `CI=true` a panic when `required_in_ci`.
+pub fn skipped(why: &str, required_in_ci: bool) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    assert!(
+        !(ci && required_in_ci),
+        "{test}: {why}, and CI=true requires it"
+    );
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
+}

@@ -50,6 +50,12 @@ pub struct MoveInfo {
     pub lcb: f64,
     /// Expected score lead in points.
     pub score_lead: f64,
+    /// Expected score (mean) and its standard deviation, in points.
+    pub score_mean: f64,
+    pub score_stdev: f64,
+    /// The search's value of the move, -1..=1: the win rate blended with the
+    /// score utility.
+    pub utility: f64,
     /// Principal variation, starting with `mv`.
     pub pv: Vec<Move>,
 }
@@ -65,6 +71,10 @@ pub struct Report {
     pub winrate: f64,
     /// Expected score lead for that player.
     pub score_lead: f64,
+    /// Standard deviation of the score.
+    pub score_stdev: f64,
+    /// The search's value of the position for that player, -1..=1.
+    pub utility: f64,
     /// Expected owner of each point, row by row from the top-left (the
     /// point order of [`crate::board::Geometry::points`]): +1 the player the
     /// search is for, -1 the opponent. Empty when the engine has none.
@@ -155,6 +165,9 @@ impl Engine for RandomEngine {
                 prior: 1.0,
                 lcb: 0.0,
                 score_lead: 0.0,
+                score_mean: 0.0,
+                score_stdev: 0.0,
+                utility: 0.0,
                 pv: vec![mv],
             }],
             visits: 1,

@@ -96,7 +96,7 @@ pub struct Turn {
 }
 
 /// See the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Game {
     rules: Rules,
     komi: f64,
@@ -109,6 +109,35 @@ pub struct Game {
     to_move: Color,
     turns: Vec<Turn>,
     history: History,
+}
+
+impl Clone for Game {
+    fn clone(&self) -> Game {
+        Game {
+            rules: self.rules,
+            komi: self.komi,
+            start: self.start.clone(),
+            start_to_move: self.start_to_move,
+            base: self.base,
+            board: self.board.clone(),
+            to_move: self.to_move,
+            turns: self.turns.clone(),
+            history: self.history.clone(),
+        }
+    }
+
+    /// Reuses `self`'s buffers (the search copies the root game per leaf).
+    fn clone_from(&mut self, source: &Game) {
+        self.rules = source.rules;
+        self.komi = source.komi;
+        self.start.clone_from(&source.start);
+        self.start_to_move = source.start_to_move;
+        self.base = source.base;
+        self.board.clone_from(&source.board);
+        self.to_move = source.to_move;
+        self.turns.clone_from(&source.turns);
+        self.history.clone_from(&source.history);
+    }
 }
 
 impl Game {

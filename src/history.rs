@@ -33,12 +33,31 @@ struct Entry {
 }
 
 /// See the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct History {
     ko: KoRule,
     base: u32,
     entries: Vec<Entry>,
     index: FxHashMap<u64, u32>,
+}
+
+impl Clone for History {
+    fn clone(&self) -> History {
+        History {
+            ko: self.ko,
+            base: self.base,
+            entries: self.entries.clone(),
+            index: self.index.clone(),
+        }
+    }
+
+    /// Reuses `self`'s buffers.
+    fn clone_from(&mut self, source: &History) {
+        self.ko = source.ko;
+        self.base = source.base;
+        self.entries.clone_from(&source.entries);
+        self.index.clone_from(&source.index);
+    }
 }
 
 impl History {

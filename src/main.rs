@@ -42,8 +42,8 @@ struct EngineArgs {
     #[arg(long, default_value_t = 1, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
-    /// Most playouts per move.
-    #[arg(long, allow_negative_numbers = true, value_parser = whole_number)]
+    /// Most playouts per move; with --model, most visits (network evaluations).
+    #[arg(long, visible_alias = "visits", allow_negative_numbers = true, value_parser = whole_number)]
     playouts: Option<u64>,
     /// Most seconds per move (more than a year counts as a year); a game clock
     /// may allow less. Without --time and --playouts a move takes at most 5 s.
@@ -91,8 +91,9 @@ struct EngineArgs {
     /// next command arrives (what is learnt is reused for the next move).
     #[arg(long)]
     ponder: bool,
-    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8-11 and 14)
-    /// to load at start; it enables `kata-raw-nn`.
+    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8-11 and 14):
+    /// it evaluates the search's leaves (PUCT, no playouts) and enables
+    /// `kata-raw-nn`.
     #[arg(long, value_name = "PATH")]
     model: Option<std::path::PathBuf>,
 }
@@ -243,7 +244,17 @@ fn gtp(args: EngineArgs) -> ExitCode {
         quiet: args.quiet,
         ponder: args.ponder,
     };
-    let engine = MctsEngine::try_new(SearchConfig {
+    let network = match &args.model {
+        None => None,
+        Some(path) => match load_network(path, args.quiet) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                tengen::log_line!("tengen: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let config = SearchConfig {
         threads: args.threads as usize,
         seed: args.seed,
         tt_mb: args.tt_mb as usize,
@@ -261,23 +272,17 @@ fn gtp(args: EngineArgs) -> ExitCode {
             PlayoutArg::Heavy => Policy::Heavy,
         },
         ..SearchConfig::default()
-    });
+    };
+    let engine = match &network {
+        Some(net) => MctsEngine::with_network(config, net.clone()),
+        None => MctsEngine::try_new(config),
+    };
     let engine = match engine {
         Ok(engine) => Box::new(engine),
         Err(e) => {
             tengen::log_line!("tengen: --tt-mb {}: {e}", args.tt_mb);
             return ExitCode::FAILURE;
         }
-    };
-    let network = match &args.model {
-        None => None,
-        Some(path) => match load_network(path, args.quiet) {
-            Ok(net) => Some(net),
-            Err(e) => {
-                tengen::log_line!("tengen: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
     };
     match tengen::gtp::run(options, engine, network) {
         Ok(()) => ExitCode::SUCCESS,

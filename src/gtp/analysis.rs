@@ -176,15 +176,14 @@ fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, size
             );
         }
         Flavor::Kata => {
-            // tengen has no utility or separate score mean: `utility` is the
-            // win rate mapped to -1..1 and `scoreMean` repeats `scoreLead`.
             let _ = write!(
                 out,
-                " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreLead {:.6} prior {:.6} lcb {:.6}",
+                " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} prior {:.6} lcb {:.6}",
                 m.visits,
-                2.0 * m.winrate - 1.0,
+                m.utility,
                 m.winrate,
-                m.score_lead,
+                m.score_mean,
+                m.score_stdev,
                 m.score_lead,
                 m.prior,
                 m.lcb
@@ -228,11 +227,12 @@ pub fn info_line(
         }
         let _ = write!(
             out,
-            "rootInfo visits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreLead {:.6} currentPlayer {}",
+            "rootInfo visits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} currentPlayer {}",
             report.visits,
-            2.0 * report.winrate - 1.0,
+            report.utility,
             report.winrate,
             report.score_lead,
+            report.score_stdev,
             report.score_lead,
             color.letter()
         );
@@ -286,6 +286,9 @@ mod tests {
             prior: 0.25,
             lcb: w - 0.1,
             score_lead: 1.5,
+            score_mean: 1.25,
+            score_stdev: 12.0,
+            utility: 0.2,
             pv: vec![mv, p(2, 2), Move::Pass],
         };
         Report {
@@ -293,6 +296,8 @@ mod tests {
             visits: 20,
             winrate: 0.5,
             score_lead: 0.0,
+            score_stdev: 0.0,
+            utility: 0.0,
             ownership: Vec::new(),
         }
     }

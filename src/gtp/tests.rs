@@ -98,6 +98,9 @@ impl Engine for SlowEngine {
                 prior: 0.5,
                 lcb: 0.4,
                 score_lead: 0.0,
+                score_mean: 0.0,
+                score_stdev: 0.0,
+                utility: 0.0,
                 pv: vec![Move::Play(p)],
             }],
             ..Report::default()
@@ -376,6 +379,9 @@ fn best_moves_labels_leave_the_variation_numbers_readable() {
         prior: 0.1,
         lcb: 0.0,
         score_lead: 0.0,
+        score_mean: 0.0,
+        score_stdev: 0.0,
+        utility: 2.0 * winrate - 1.0,
         pv: pv.iter().map(|v| at(v)).collect(),
     };
     let report = Report {

@@ -18,17 +18,17 @@
 //! backing up; the playout runs unlocked. Virtual loss (an in-flight count
 //! per edge, scored as lost playouts) sends concurrent descents apart.
 
+use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::key::{KeyMode, KeyState};
 use super::ownership::OwnershipMap;
+use super::puct;
 use super::tt::{Edge, Table, NO_SLOT, PASS};
 use super::SearchConfig;
 use crate::board::{Board, Color, Move, Point, CELLS};
 use crate::game::Game;
-use crate::playout::{default_max_moves, PlayoutRng};
-use crate::playout::{play_out, MovePolicy};
-use crate::priors::{self, pass_prior, Prior};
+use crate::playout::default_max_moves;
+use crate::priors::Prior;
 use crate::rules::KoRule;
-use crate::tactics::Reader;
 
 /// The state threads share.
 pub struct Tree {
@@ -133,30 +133,37 @@ struct Step {
 /// How a descent ended.
 #[derive(Clone, Copy, Debug)]
 enum Leaf {
-    /// Play a playout from the path's board; the leaf node's slot if it has one.
-    Playout(Option<u32>),
+    /// Evaluate the path's board; the leaf node's slot if it has one, its key,
+    /// and whether two passes ended the game there.
+    Evaluate {
+        slot: Option<u32>,
+        key: u64,
+        terminal: bool,
+    },
     /// A transposition visited more than its edge: back up its value.
     Transposition(u32),
 }
 
-/// A simulating thread's private state; nothing here allocates once warm.
-pub struct Worker<P: MovePolicy> {
-    policy: P,
-    rng: PlayoutRng,
+/// A simulating thread's walk through the graph; nothing here allocates once
+/// warm. What the leaves are worth comes from a [`LeafEvaluator`].
+pub struct Worker {
     board: Board,
     path: Vec<Step>,
+    /// The path's moves, for evaluators that rebuild the leaf's game.
+    path_moves: Vec<(Move, Color)>,
     protect: Vec<u32>,
     /// Positions created on the path: (position key, mover, by a pass).
     positions: Vec<(u64, Color, bool)>,
-    moves: Vec<(Point, Color)>,
+    /// Key state at the leaf (for expanding it after its evaluation).
+    leaf_keys: KeyState,
     /// AMAF marks: `first[cell] = (stamp, colour index)` of the first play there.
     first: Vec<(u32, u8)>,
     stamp: u32,
     candidates: Vec<Edge>,
-    /// Tactical reader for the priors of new nodes (its table persists).
-    reader: Reader,
-    /// Priors of the node being expanded, by point index.
+    /// Priors of the node being expanded during the descent, by point index.
     prior_buf: Vec<Prior>,
+    /// The last leaf's evaluation.
+    leaf: LeafEval,
 }
 
 /// 1 for a Black win by `margin` (komi included), 0 for a loss, ½ for a draw.
@@ -210,21 +217,27 @@ pub(super) fn point_move(point: u16) -> Move {
     }
 }
 
-impl<P: MovePolicy> Worker<P> {
-    pub fn new(policy: P, seed: u64, board: &Board) -> Worker<P> {
+fn lock_tree(tree: &std::sync::Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
+    match tree.lock() {
+        Ok(t) => t,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl Worker {
+    pub fn new(board: &Board) -> Worker {
         Worker {
-            policy,
-            rng: PlayoutRng::new(seed),
             board: board.clone(),
             path: Vec::with_capacity(64),
+            path_moves: Vec::with_capacity(64),
             protect: Vec::with_capacity(64),
             positions: Vec::with_capacity(64),
-            moves: Vec::with_capacity(1024),
+            leaf_keys: KeyState::start(board, Color::Black),
             first: vec![(0, 0); CELLS],
             stamp: 0,
             candidates: Vec::with_capacity(400),
-            reader: Reader::new(14),
             prior_buf: vec![Prior::default(); CELLS],
+            leaf: LeafEval::new(),
         }
     }
 
@@ -237,75 +250,84 @@ impl<P: MovePolicy> Worker<P> {
             .map(|s| Point::from_index(s.point as usize))
     }
 
-    /// Runs one simulation; returns whether it played a playout.
-    pub fn simulate(
+    /// Runs one simulation; returns whether it evaluated a leaf (rather than
+    /// stopping at a transposition).
+    pub fn simulate<E: LeafEvaluator>(
         &mut self,
         tree: &std::sync::Mutex<Tree>,
         root: &Root,
         cfg: &SearchConfig,
+        eval: &mut E,
     ) -> bool {
-        let leaf = {
-            let mut t = match tree.lock() {
-                Ok(t) => t,
-                Err(poisoned) => poisoned.into_inner(),
+        let leaf = self.descend(&mut lock_tree(tree), root, cfg, eval);
+        if let Leaf::Evaluate { key, terminal, .. } = leaf {
+            let to_move = match self.path.last() {
+                Some(s) => s.mover.opp(),
+                None => root.color,
             };
-            self.descend(&mut t, root, cfg)
-        };
-        self.moves.clear();
-        let color_at_leaf = match self.path.last() {
-            Some(s) => s.mover.opp(),
-            None => root.color,
-        };
-        if let Leaf::Playout(_) = leaf {
             let last = self.last_move();
-            let moves = &mut self.moves;
-            play_out(
-                &mut self.policy,
-                &mut self.board,
-                color_at_leaf,
+            let view = LeafView {
+                root,
+                path: &self.path_moves,
+                board: &mut self.board,
+                to_move,
                 last,
-                &mut self.rng,
-                root.max_playout_moves,
-                |p, c| moves.push((p, c)),
-            );
+                terminal,
+                key,
+            };
+            eval.evaluate(view, cfg, &mut self.leaf);
         }
-        let mut t = match tree.lock() {
-            Ok(t) => t,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        self.backup(&mut t, root, cfg, leaf);
-        matches!(leaf, Leaf::Playout(_))
+        let rave_search = eval.selection() == Selection::Rave;
+        if matches!(leaf, Leaf::Transposition(_)) {
+            self.leaf.moves.clear();
+        }
+        self.backup(&mut lock_tree(tree), root, cfg, leaf, rave_search);
+        matches!(leaf, Leaf::Evaluate { .. })
     }
 
-    fn descend(&mut self, t: &mut Tree, root: &Root, cfg: &SearchConfig) -> Leaf {
+    fn descend<E: LeafEvaluator>(
+        &mut self,
+        t: &mut Tree,
+        root: &Root,
+        cfg: &SearchConfig,
+        eval: &mut E,
+    ) -> Leaf {
         self.board.clone_from(&root.board);
         self.path.clear();
+        self.path_moves.clear();
         self.protect.clear();
         self.positions.clear();
         let mut keys = root.keys;
         let mut color = root.color;
-        let Some(mut slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) else {
-            return Leaf::Playout(None);
-        };
         let mut key = root.key;
+        let leaf = |slot, key, terminal| Leaf::Evaluate {
+            slot,
+            key,
+            terminal,
+        };
+        let Some(mut slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) else {
+            self.leaf_keys = keys;
+            return leaf(None, key, false);
+        };
         loop {
             self.protect.push(slot);
+            self.leaf_keys = keys;
             let depth = self.path.len();
             if depth > 0 && (keys.passes() >= 2 || depth >= root.max_depth) {
-                return Leaf::Playout(Some(slot));
+                return leaf(Some(slot), key, keys.passes() >= 2);
             }
             let node = *t.table.node(slot);
             if !node.is_expanded()
                 && (depth == 0 || node.visits() >= t.expand_after)
-                && !self.expand(t, slot, color, &keys, root, cfg, depth == 0)
+                && !self.expand_in_descent(t, slot, color, &keys, root, cfg, eval)
             {
-                return Leaf::Playout(Some(slot));
+                return leaf(Some(slot), key, false);
             }
             if !t.table.node(slot).is_expanded() {
-                return Leaf::Playout(Some(slot));
+                return leaf(Some(slot), key, false);
             }
-            let Some(idx) = self.select(&t.table, slot, color, root, cfg, depth == 0) else {
-                return Leaf::Playout(Some(slot));
+            let Some(idx) = self.select(&t.table, slot, color, root, cfg, depth == 0, eval) else {
+                return leaf(Some(slot), key, false);
             };
             let (_, edges) = t.table.node_and_edges_mut(slot);
             let edge = &mut edges[idx];
@@ -332,10 +354,12 @@ impl<P: MovePolicy> Worker<P> {
                 point,
                 mover: color,
             });
+            self.path_moves.push((mv, color));
             color = color.opp();
             let child_key = keys.key(&self.board, color, root.mode);
+            self.leaf_keys = keys;
             let Some(child) = t.table.find_or_insert(child_key, hint, &self.protect) else {
-                return Leaf::Playout(None);
+                return leaf(None, child_key, keys.passes() >= 2);
             };
             let (_, edges) = t.table.node_and_edges_mut(slot);
             let edge = &mut edges[idx];
@@ -370,10 +394,43 @@ impl<P: MovePolicy> Worker<P> {
         })
     }
 
-    /// Creates the edges of the leaf in `slot` (legal moves of `color` on the
-    /// path's board, with priors, and a pass). When the arena is full, prunes
-    /// the less visited half of the expanded nodes (never the root) and
-    /// doubles the expansion threshold first. False if it still does not fit.
+    /// Expands the node in `slot` during the descent if the evaluator gives
+    /// priors without an evaluation (classical). False if it does not (the
+    /// node becomes the leaf) or the edges do not fit.
+    #[allow(clippy::too_many_arguments)]
+    fn expand_in_descent<E: LeafEvaluator>(
+        &mut self,
+        t: &mut Tree,
+        slot: u32,
+        color: Color,
+        keys: &KeyState,
+        root: &Root,
+        cfg: &SearchConfig,
+        eval: &mut E,
+    ) -> bool {
+        let last = self.last_move();
+        let move_number = root.game.move_number() + self.path.len() as u32;
+        let Some(pass) = eval.descent_priors(
+            &self.board,
+            color,
+            last,
+            move_number,
+            cfg,
+            &mut self.prior_buf,
+        ) else {
+            return false;
+        };
+        let priors = std::mem::take(&mut self.prior_buf);
+        let done = self.expand(t, slot, color, keys, root, &priors, pass);
+        self.prior_buf = priors;
+        done
+    }
+
+    /// Creates the edges of the leaf in `slot`: the legal moves of `color` on
+    /// the path's board with their `priors` (by point index), and a pass with
+    /// `pass`. When the arena is full, prunes the less visited half of the
+    /// expanded nodes (never the root) and doubles the expansion threshold
+    /// first. False if it still does not fit.
     #[allow(clippy::too_many_arguments)]
     fn expand(
         &mut self,
@@ -382,23 +439,13 @@ impl<P: MovePolicy> Worker<P> {
         color: Color,
         keys: &KeyState,
         root: &Root,
-        cfg: &SearchConfig,
-        at_root: bool,
+        priors: &[Prior],
+        pass: Prior,
     ) -> bool {
         let ko = root.game.rules().ko;
         let check_superko = ko != KoRule::Simple && keys.any_capture();
+        let at_root = self.path.is_empty();
         self.candidates.clear();
-        let last = self.last_move();
-        let move_number = root.game.move_number() + self.path.len() as u32;
-        priors::compute(
-            &self.board,
-            color,
-            last,
-            move_number,
-            &cfg.priors,
-            &mut self.reader,
-            &mut self.prior_buf,
-        );
         let board = &self.board;
         for p in board.empty_points() {
             if board.is_true_eye(p, color) || !board.is_legal_simple(p, color) {
@@ -416,13 +463,12 @@ impl<P: MovePolicy> Worker<P> {
                     continue;
                 }
             }
-            let prior = self.prior_buf[p.index()];
+            let prior = priors[p.index()];
             self.candidates
                 .push(Edge::new(p.index() as u16, prior.visits, prior.wins));
         }
-        let prior = pass_prior(board, &cfg.priors);
         self.candidates
-            .push(Edge::new(PASS, prior.visits, prior.wins));
+            .push(Edge::new(PASS, pass.visits, pass.wins));
         if !t.table.has_room(self.candidates.len()) {
             if let Some(&root_slot) = self.protect.first() {
                 t.table.prune(root_slot);
@@ -433,8 +479,10 @@ impl<P: MovePolicy> Worker<P> {
         t.table.expand(slot, &self.candidates)
     }
 
-    /// The edge to follow from the node in `slot`: UCT + RAVE over priors.
-    fn select(
+    /// The edge to follow from the node in `slot`: UCT + RAVE over priors,
+    /// or PUCT, as the evaluator's values want.
+    #[allow(clippy::too_many_arguments)]
+    fn select<E: LeafEvaluator>(
         &self,
         table: &Table,
         slot: u32,
@@ -442,9 +490,14 @@ impl<P: MovePolicy> Worker<P> {
         root: &Root,
         cfg: &SearchConfig,
         at_root: bool,
+        eval: &E,
     ) -> Option<usize> {
         let node = table.node(slot);
         let edges = table.edges(slot);
+        let allowed = |e: &Edge| !at_root || e.point == PASS || root.legal[e.point as usize];
+        if eval.selection() == Selection::Puct {
+            return puct::select(node, edges, color, at_root, &cfg.puct, allowed);
+        }
         let log_n = if cfg.exploration > 0.0 {
             let in_flight: f32 = edges.iter().map(|e| e.in_flight as f32).sum();
             (node.visits() as f32 + in_flight + 1.0).ln()
@@ -455,7 +508,7 @@ impl<P: MovePolicy> Worker<P> {
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
         for (i, e) in edges.iter().enumerate() {
-            if at_root && e.point != PASS && !root.legal[e.point as usize] {
+            if !allowed(e) {
                 continue;
             }
             let n = e.visits as f32 + e.in_flight as f32;
@@ -486,44 +539,86 @@ impl<P: MovePolicy> Worker<P> {
         best
     }
 
-    fn backup(&mut self, t: &mut Tree, root: &Root, cfg: &SearchConfig, leaf: Leaf) {
+    /// Backs the leaf's result up the path; `rave_search`: keep AMAF
+    /// statistics (UCT + RAVE selection reads them).
+    fn backup(
+        &mut self,
+        t: &mut Tree,
+        root: &Root,
+        cfg: &SearchConfig,
+        leaf: Leaf,
+        rave_search: bool,
+    ) {
         let komi = root.game.komi();
         t.simulations += 1;
-        let (mut q, margin, outcome) = match leaf {
-            Leaf::Playout(slot) => {
+        let played_out =
+            matches!(leaf, Leaf::Evaluate { .. }) && self.leaf.kind == LeafKind::PlayedOut;
+        let (mut q, margin, outcome, margin_sq) = match leaf {
+            Leaf::Evaluate { slot, .. } => {
                 t.playouts += 1;
-                let margin = t.ownership.add(&self.board) as f64 - komi;
-                let size = self.board.geometry().size() as f64;
-                // Also the AMAF value: RAVE must blend like with like.
-                let v = playout_value(margin, root.score_center, size, cfg.score_weight);
+                let (margin, v, margin_sq) = if played_out {
+                    let margin = t.ownership.add(&self.board) as f64 - komi;
+                    let size = self.board.geometry().size() as f64;
+                    // Also the AMAF value: RAVE must blend like with like.
+                    let v = playout_value(margin, root.score_center, size, cfg.score_weight);
+                    (margin, v, margin * margin)
+                } else {
+                    if !self.leaf.ownership.is_empty() {
+                        t.ownership.add_black(&self.board, &self.leaf.ownership);
+                    }
+                    let (m, sd) = (self.leaf.margin, self.leaf.score_stdev);
+                    (m, self.leaf.value, m * m + sd * sd)
+                };
                 let q = match slot.filter(|&s| t.table.node(s).key != 0) {
                     Some(s) => {
                         let n = t.table.node_mut(s);
                         n.own_n += 1;
                         n.own_sum += v;
                         n.score_sum += margin;
+                        n.score_sq_sum += margin_sq;
                         n.score_n += 1;
-                        n.value()
+                        let q = n.value();
+                        if self.leaf.has_priors && !played_out && !t.table.node(s).is_expanded() {
+                            let color = self.path.last().map_or(root.color, |st| st.mover.opp());
+                            let keys = self.leaf_keys;
+                            let priors = std::mem::take(&mut self.leaf.priors);
+                            let pass = self.leaf.pass_prior;
+                            self.expand(t, s, color, &keys, root, &priors, pass);
+                            self.leaf.priors = priors;
+                        }
+                        q
                     }
                     None => v,
                 };
-                (q, margin, v)
+                (q, margin, v, margin_sq)
             }
             Leaf::Transposition(s) => {
                 let n = t.table.node(s);
-                (n.value(), n.score(), n.value())
+                let sq = if n.score_n == 0 {
+                    0.0
+                } else {
+                    n.score_sq_sum / n.score_n as f64
+                };
+                (n.value(), n.score(), n.value(), sq)
             }
         };
-        // AMAF: the first play on each point after a node, by the node's mover.
-        self.stamp = self.stamp.wrapping_add(1).max(1);
-        let stamp = self.stamp;
-        for &(p, c) in self.moves.iter().rev() {
-            self.first[p.index()] = (stamp, c.index() as u8);
-        }
+        // AMAF (classical search only): the first play on each point after a
+        // node, by the node's mover.
+        let rave = rave_search;
+        let stamp = if rave {
+            self.stamp = self.stamp.wrapping_add(1).max(1);
+            let stamp = self.stamp;
+            for &(p, c) in self.leaf.moves.iter().rev() {
+                self.first[p.index()] = (stamp, c.index() as u8);
+            }
+            stamp
+        } else {
+            0
+        };
         let black_result = outcome as f32;
         let reread = matches!(root.mode, KeyMode::Transpositions { .. });
         for step in self.path.iter().rev() {
-            if step.point != PASS {
+            if rave && step.point != PASS {
                 self.first[step.point as usize] = (stamp, step.mover.index() as u8);
             }
             let Some(slot) = t.table.find(step.key, step.slot) else {
@@ -535,6 +630,7 @@ impl<P: MovePolicy> Worker<P> {
                 continue;
             }
             node.score_sum += margin;
+            node.score_sq_sum += margin_sq;
             node.score_n += 1;
             let e = &mut edges[idx];
             e.in_flight = e.in_flight.saturating_sub(1);
@@ -544,16 +640,18 @@ impl<P: MovePolicy> Worker<P> {
             } else {
                 e.child_q = q as f32;
             }
-            let mover = step.mover.index() as u8;
-            let won = for_mover(black_result, step.mover);
-            for e in edges.iter_mut() {
-                if e.point == PASS {
-                    continue;
-                }
-                let (s, c) = self.first[e.point as usize];
-                if s == stamp && c == mover {
-                    e.amaf_n += 1.0;
-                    e.amaf_w += won;
+            if rave {
+                let mover = step.mover.index() as u8;
+                let won = for_mover(black_result, step.mover);
+                for e in edges.iter_mut() {
+                    if e.point == PASS {
+                        continue;
+                    }
+                    let (s, c) = self.first[e.point as usize];
+                    if s == stamp && c == mover {
+                        e.amaf_n += 1.0;
+                        e.amaf_w += won;
+                    }
                 }
             }
             t.table.refresh(slot, reread && cfg.transpositions);

@@ -27,20 +27,31 @@
 //! assert!(report.visits > 0 && !report.moves.is_empty());
 //! ```
 
+pub mod classical;
+pub mod evaluate;
 pub mod key;
 pub mod mcts;
+pub mod net_cache;
+pub mod network;
 pub mod ownership;
+pub mod puct;
 pub mod tt;
 
 use crate::board::{Color, Move, Point};
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
 use crate::game::Game;
-use crate::playout::{sample_playouts, MovePolicy, PlayoutRng, Policy};
+use crate::nn::Network;
+use crate::playout::{sample_playouts, PlayoutRng, Policy};
 use crate::priors::PriorWeights;
+use classical::Classical;
+use evaluate::LeafEvaluator;
 use mcts::{Root, Tree, Worker};
+use net_cache::NetCache;
+use network::NetworkLeaves;
 use ownership::OwnershipMap;
+use puct::PuctConfig;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tt::{NO_SLOT, PASS};
 
@@ -90,6 +101,8 @@ pub struct SearchConfig {
     /// playing sensible moves when far ahead or behind, in handicap games
     /// for one.
     pub score_weight: f64,
+    /// PUCT's constants (searches whose leaves a network evaluates).
+    pub puct: PuctConfig,
 }
 
 impl Default for SearchConfig {
@@ -110,6 +123,7 @@ impl Default for SearchConfig {
             report_interval: Duration::from_millis(500),
             dead_stone_playouts: 2000,
             score_weight: 0.25,
+            puct: PuctConfig::default(),
         }
     }
 }
@@ -123,33 +137,22 @@ struct StopRule {
     early: bool,
 }
 
-/// The search engine. See the module documentation.
-pub struct MctsEngine<P: MovePolicy = Policy> {
-    config: SearchConfig,
-    policy: P,
-    tree: Mutex<Tree>,
-    searches: u64,
+/// The evaluators of each search thread, kept between searches.
+enum Leaves {
+    Classical(Vec<Classical<Policy>>),
+    Network {
+        net: Arc<Network>,
+        cache: Arc<Mutex<NetCache>>,
+        threads: Vec<NetworkLeaves>,
+    },
 }
 
-impl MctsEngine<Policy> {
-    /// An engine whose playouts follow `config.playout_policy`.
-    ///
-    /// # Panics
-    /// If the table's memory cannot be had; see [`MctsEngine::try_new`].
-    pub fn new(config: SearchConfig) -> MctsEngine<Policy> {
-        let policy = config.playout_policy;
-        MctsEngine::with_policy(config, policy)
-    }
-
-    /// Like [`MctsEngine::new`], with a message instead of a panic when the
-    /// table's memory (`config.tt_mb`) cannot be had.
-    ///
-    /// # Errors
-    /// The allocation failed.
-    pub fn try_new(config: SearchConfig) -> Result<MctsEngine<Policy>, String> {
-        let policy = config.playout_policy;
-        MctsEngine::try_with_policy(config, policy)
-    }
+/// The search engine. See the module documentation.
+pub struct MctsEngine {
+    config: SearchConfig,
+    tree: Mutex<Tree>,
+    searches: u64,
+    leaves: Leaves,
 }
 
 fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
@@ -159,20 +162,38 @@ fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
     }
 }
 
-impl<P: MovePolicy> MctsEngine<P> {
-    /// An engine with the given playout policy.
+impl MctsEngine {
+    /// A classical engine: playouts follow `config.playout_policy`.
     ///
     /// # Panics
-    /// If the table's memory cannot be had.
-    pub fn with_policy(config: SearchConfig, policy: P) -> MctsEngine<P> {
-        MctsEngine::try_with_policy(config, policy).unwrap_or_else(|e| panic!("{e}"))
+    /// If the table's memory cannot be had; see [`MctsEngine::try_new`].
+    pub fn new(config: SearchConfig) -> MctsEngine {
+        MctsEngine::try_new(config).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// [`MctsEngine::with_policy`] with a message instead of a panic.
+    /// Like [`MctsEngine::new`], with a message instead of a panic when the
+    /// table's memory (`config.tt_mb`) cannot be had.
+    ///
+    /// # Errors
+    /// The allocation failed.
+    pub fn try_new(config: SearchConfig) -> Result<MctsEngine, String> {
+        MctsEngine::build(config, Leaves::Classical(Vec::new()))
+    }
+
+    /// An engine whose leaves the network `net` evaluates (PUCT search).
     ///
     /// # Errors
     /// The table's memory cannot be had.
-    pub fn try_with_policy(config: SearchConfig, policy: P) -> Result<MctsEngine<P>, String> {
+    pub fn with_network(config: SearchConfig, net: Arc<Network>) -> Result<MctsEngine, String> {
+        let leaves = Leaves::Network {
+            net,
+            cache: Arc::new(Mutex::new(NetCache::new())),
+            threads: Vec::new(),
+        };
+        MctsEngine::build(config, leaves)
+    }
+
+    fn build(config: SearchConfig, leaves: Leaves) -> Result<MctsEngine, String> {
         let tree = Tree::try_new(config.tt_mb).map_err(|_| {
             format!(
                 "cannot allocate {} MB for the transposition table",
@@ -182,8 +203,8 @@ impl<P: MovePolicy> MctsEngine<P> {
         Ok(MctsEngine {
             tree: Mutex::new(tree),
             config,
-            policy,
             searches: 0,
+            leaves,
         })
     }
 
@@ -191,7 +212,12 @@ impl<P: MovePolicy> MctsEngine<P> {
         &self.config
     }
 
-    /// Playouts run by the last search.
+    /// Whether a network evaluates the leaves.
+    pub fn uses_network(&self) -> bool {
+        matches!(self.leaves, Leaves::Network { .. })
+    }
+
+    /// Playouts (leaf evaluations) run by the last search.
     pub fn last_playouts(&self) -> u64 {
         lock(&self.tree).playouts
     }
@@ -206,6 +232,26 @@ impl<P: MovePolicy> MctsEngine<P> {
             .map(|s| (s, t.table.node(s).visits()))
     }
 
+    /// Makes sure there are `n` evaluators, for `game`.
+    fn ensure_evaluators(&mut self, n: usize, game: &Game) {
+        match &mut self.leaves {
+            Leaves::Classical(threads) => {
+                while threads.len() < n {
+                    threads.push(Classical::new(self.config.playout_policy));
+                }
+            }
+            Leaves::Network {
+                net,
+                cache,
+                threads,
+            } => {
+                while threads.len() < n {
+                    threads.push(NetworkLeaves::new(net.clone(), cache.clone(), game));
+                }
+            }
+        }
+    }
+
     /// Searches `game` for `color` under `rule`, reporting every `interval`.
     fn search(
         &mut self,
@@ -216,12 +262,65 @@ impl<P: MovePolicy> MctsEngine<P> {
         interval: Duration,
         progress: &mut dyn FnMut(&Report),
     ) -> Report {
-        let start = Instant::now();
+        let threads = self.config.threads.clamp(1, MAX_THREADS);
+        self.ensure_evaluators(threads, game);
+        let search = Search {
+            cfg: &self.config,
+            tree: &self.tree,
+            game,
+            color,
+            rule,
+            stop,
+            interval,
+        };
         self.searches += 1;
-        let mut root = Root::new(game, color, &self.config);
-        root.score_center = self.expected_margin(&root);
+        match &mut self.leaves {
+            Leaves::Classical(evaluators) => {
+                search.run(self.searches, &mut evaluators[..threads], progress)
+            }
+            Leaves::Network {
+                threads: evaluators,
+                ..
+            } => search.run(self.searches, &mut evaluators[..threads], progress),
+        }
+    }
+}
+
+/// One search's settings: see [`MctsEngine::search`].
+struct Search<'a> {
+    cfg: &'a SearchConfig,
+    tree: &'a Mutex<Tree>,
+    game: &'a Game,
+    color: Color,
+    rule: StopRule,
+    stop: &'a AtomicBool,
+    interval: Duration,
+}
+
+impl Search<'_> {
+    /// Runs search number `searches` with `evaluators`, one per thread.
+    fn run<E: LeafEvaluator>(
+        &self,
+        searches: u64,
+        evaluators: &mut [E],
+        progress: &mut dyn FnMut(&Report),
+    ) -> Report {
+        let (cfg, tree, stop) = (self.cfg, self.tree, self.stop);
+        let start = Instant::now();
+        let mut root = Root::new(self.game, self.color, cfg);
+        let table_margin = {
+            let t = lock(tree);
+            t.table
+                .find(root.key, NO_SLOT)
+                .map(|s| t.table.node(s))
+                .map(|n| (n.score(), n.score_n))
+        };
+        let Some((first, others)) = evaluators.split_first_mut() else {
+            return Report::default();
+        };
+        root.score_center = first.expected_margin(&root, table_margin, cfg, cfg.seed ^ searches);
         {
-            let mut t = lock(&self.tree);
+            let mut t = lock(tree);
             t.table.new_search();
             t.ownership.clear();
             t.playouts = 0;
@@ -234,79 +333,48 @@ impl<P: MovePolicy> MctsEngine<P> {
                 }
             }
         }
-        let cfg = &self.config;
-        let tree = &self.tree;
-        let seed = cfg.seed ^ self.searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let done = AtomicBool::new(false);
-        let policy = &self.policy;
         let root_ref = &root;
         std::thread::scope(|scope| {
-            for i in 1..cfg.threads.clamp(1, MAX_THREADS) {
+            for (i, eval) in others.iter_mut().enumerate() {
                 let done = &done;
-                let mut worker =
-                    Worker::new(policy.clone(), seed.wrapping_add(i as u64), &root_ref.board);
+                eval.begin_search(root_ref, seed.wrapping_add(i as u64 + 1));
+                let mut worker = Worker::new(&root_ref.board);
                 scope.spawn(move || {
                     while !done.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
-                        worker.simulate(tree, root_ref, cfg);
+                        worker.simulate(tree, root_ref, cfg, eval);
                     }
                 });
             }
-            let mut worker = Worker::new(policy.clone(), seed, &root_ref.board);
+            first.begin_search(root_ref, seed);
+            let mut worker = Worker::new(&root_ref.board);
             let mut last_report = Instant::now();
             let mut iterations = 0u64;
             // At least one simulation, so that even an immediate stop has a move.
             loop {
-                worker.simulate(tree, root_ref, cfg);
+                worker.simulate(tree, root_ref, cfg, first);
                 iterations += 1;
                 if stop.load(Ordering::Relaxed)
-                    || Self::should_stop(tree, root_ref, rule, start, iterations)
+                    || MctsEngine::should_stop(tree, root_ref, self.rule, start, iterations)
                 {
                     break;
                 }
-                if last_report.elapsed() >= interval {
+                if last_report.elapsed() >= self.interval {
                     last_report = Instant::now();
-                    let report = Self::report(&lock(tree), root_ref, cfg);
+                    let report = MctsEngine::report(&lock(tree), root_ref, cfg);
                     progress(&report);
                 }
             }
             done.store(true, Ordering::Relaxed);
         });
-        let report = Self::report(&lock(tree), &root, &self.config);
+        let report = MctsEngine::report(&lock(tree), &root, cfg);
         progress(&report);
         report
     }
+}
 
-    /// Black's expected margin (komi included) in the root position: the
-    /// table's estimate when the root has been searched enough, else the mean
-    /// of a few playouts.
-    fn expected_margin(&self, root: &Root) -> f64 {
-        const ENOUGH: u32 = 200;
-        if self.config.score_weight == 0.0 {
-            return 0.0;
-        }
-        {
-            let t = lock(&self.tree);
-            if let Some(slot) = t.table.find(root.key, NO_SLOT) {
-                let n = t.table.node(slot);
-                if n.score_n >= ENOUGH {
-                    return n.score();
-                }
-            }
-        }
-        let mut rng = PlayoutRng::new(self.config.seed ^ self.searches);
-        let mut sum = 0.0;
-        sample_playouts(
-            &mut self.policy.clone(),
-            &root.board,
-            ENOUGH,
-            |_| (root.color, None),
-            &mut rng,
-            root.max_playout_moves,
-            |end| sum += crate::score::area_margin_fast(end) as f64,
-        );
-        sum / ENOUGH as f64 - root.game.komi()
-    }
-
+impl MctsEngine {
     /// Whether the limits are reached or the best root move can no longer change.
     fn should_stop(
         tree: &Mutex<Tree>,
@@ -378,8 +446,11 @@ impl<P: MovePolicy> MctsEngine<P> {
             return report;
         };
         let node = t.table.node(slot);
+        let utility = |black_q: f64| sign * (2.0 * black_q - 1.0);
         report.winrate = to_color(node.value());
         report.score_lead = sign * node.score();
+        report.score_stdev = node.score_stdev();
+        report.utility = utility(node.value());
         let edges = t.table.edges(slot);
         let prior_total: f64 = edges
             .iter()
@@ -393,7 +464,10 @@ impl<P: MovePolicy> MctsEngine<P> {
                 let winrate = to_color(e.child_q as f64);
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
-                let score = child.map_or(0.0, |c| sign * t.table.node(c).score());
+                let (score, stdev) = child.map_or((0.0, 0.0), |c| {
+                    let node = t.table.node(c);
+                    (sign * node.score(), node.score_stdev())
+                });
                 let mut pv = vec![mcts::point_move(e.point)];
                 if let Some(c) = child {
                     Self::principal_variation(&t.table, c, &mut pv);
@@ -405,6 +479,9 @@ impl<P: MovePolicy> MctsEngine<P> {
                     prior: e.prior_w as f64 / prior_total,
                     lcb: (winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()).max(0.0),
                     score_lead: score,
+                    score_mean: score,
+                    score_stdev: stdev,
+                    utility: utility(e.child_q as f64),
                     pv,
                 }
             })
@@ -469,6 +546,24 @@ impl<P: MovePolicy> MctsEngine<P> {
         map
     }
 
+    /// The network's ownership of `game`'s position, averaged over the eight
+    /// symmetries; `None` without a network (or if it cannot evaluate).
+    fn network_ownership(&mut self, game: &Game) -> Option<OwnershipMap> {
+        self.ensure_evaluators(1, game);
+        let Leaves::Network { threads, .. } = &mut self.leaves else {
+            return None;
+        };
+        let eval = threads.first_mut()?;
+        let mut map = OwnershipMap::default();
+        let mut by_point = Vec::new();
+        for symmetry in 0..8 {
+            eval.judge_uncached(game, symmetry)?;
+            network::ownership_by_point(game.board(), eval.ownership(), &mut by_point);
+            map.add_black(game.board(), &by_point);
+        }
+        Some(map)
+    }
+
     /// The move to play given the finished search (see the module docs of
     /// [`crate::engine`] for what the options mean).
     fn decide(
@@ -528,7 +623,7 @@ impl<P: MovePolicy> MctsEngine<P> {
     }
 }
 
-impl<P: MovePolicy> Engine for MctsEngine<P> {
+impl Engine for MctsEngine {
     fn genmove(
         &mut self,
         game: &Game,
@@ -577,6 +672,15 @@ impl<P: MovePolicy> Engine for MctsEngine<P> {
         let board = game.board();
         if board.num_empty() == board.size() * board.size() {
             return Vec::new();
+        }
+        if let Some(net_map) = self.network_ownership(game) {
+            // The net decides; settling playouts are the second opinion on
+            // the chains it leaves in doubt.
+            if !net_map.leaves_chains_in_doubt(board) {
+                return net_map.dead_stones(board);
+            }
+            let settling = self.playout_ownership(game);
+            return net_map.dead_stones_checked(board, &settling);
         }
         let settling = self.playout_ownership(game);
         if !settling.leaves_chains_in_doubt(board) {

@@ -14,17 +14,18 @@ use crate::score::{count, playout_owner};
 /// A chain is dead when its mean ownership, seen from its own colour, is below this.
 pub const DEAD_BELOW: f64 = -0.4;
 
-/// Ownership sums over playouts (Black = +1 per playout).
+/// Ownership sums over playouts (Black = +1 per playout) or network
+/// evaluations (Black's expected ownership, -1..=1, per evaluation).
 #[derive(Clone, Debug)]
 pub struct OwnershipMap {
-    sums: Vec<i32>,
+    sums: Vec<f64>,
     playouts: u32,
 }
 
 impl Default for OwnershipMap {
     fn default() -> Self {
         OwnershipMap {
-            sums: vec![0; CELLS],
+            sums: vec![0.0; CELLS],
             playouts: 0,
         }
     }
@@ -32,7 +33,7 @@ impl Default for OwnershipMap {
 
 impl OwnershipMap {
     pub fn clear(&mut self) {
-        self.sums.fill(0);
+        self.sums.fill(0.0);
         self.playouts = 0;
     }
 
@@ -47,11 +48,19 @@ impl OwnershipMap {
         let mut margin = 0;
         for p in board.geometry().points() {
             let owner = playout_owner(board, p);
-            self.sums[p.index()] += owner;
+            self.sums[p.index()] += owner as f64;
             margin += owner;
         }
         self.playouts += 1;
         margin
+    }
+
+    /// Adds one evaluation's expected ownership for Black, by point index.
+    pub fn add_black(&mut self, board: &Board, black: &[f32]) {
+        for p in board.geometry().points() {
+            self.sums[p.index()] += black[p.index()].clamp(-1.0, 1.0) as f64;
+        }
+        self.playouts += 1;
     }
 
     /// Adds another map's counts.
@@ -67,7 +76,7 @@ impl OwnershipMap {
         if self.playouts == 0 {
             0.0
         } else {
-            self.sums[p.index()] as f64 / self.playouts as f64
+            self.sums[p.index()] / self.playouts as f64
         }
     }
 
@@ -204,7 +213,7 @@ mod tests {
     /// `p`, in `hits` of `playouts`, and unowned elsewhere.
     fn map_with(p: Point, owner: i32, hits: i32, playouts: u32) -> OwnershipMap {
         let mut map = OwnershipMap::default();
-        map.sums[p.index()] = owner * hits;
+        map.sums[p.index()] = (owner * hits) as f64;
         map.playouts = playouts;
         map
     }

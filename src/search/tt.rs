@@ -46,6 +46,9 @@ pub struct Node {
     /// playout through the node.
     pub score_sum: f64,
     pub score_n: u32,
+    /// Sum of the expected squared margins of those results (a network's
+    /// variance included), for the score's standard deviation.
+    pub score_sq_sum: f64,
     /// The node's edges in the arena (`edges_len == 0`: not expanded).
     pub edges_start: u32,
     pub edges_len: u16,
@@ -80,6 +83,18 @@ impl Node {
         } else {
             self.score_sum / self.score_n as f64
         }
+    }
+
+    /// Standard deviation of Black's margin over the results through the node.
+    #[inline]
+    pub fn score_stdev(&self) -> f64 {
+        if self.score_n == 0 {
+            return 0.0;
+        }
+        let mean = self.score();
+        (self.score_sq_sum / self.score_n as f64 - mean * mean)
+            .max(0.0)
+            .sqrt()
     }
 
     #[inline]

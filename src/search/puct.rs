@@ -1,0 +1,362 @@
+//! PUCT selection as KataGo does it, and the utility of a network evaluation.
+//!
+//! An edge's urgency is `Q + c(N) · P · sqrt(N) / (1 + n)`:
+//! - `Q` the child's value for the player to move (0..1); in-flight visits
+//!   (virtual loss) count as losses;
+//! - `P` the policy prior, at the root raised to `1 / temperature` and
+//!   renormalised;
+//! - `N` the visits of all edges, `n` this edge's;
+//! - `c(N) = c_puct + c_log · ln((N + base) / base)`, which grows slowly with
+//!   the visits (KataGo's `cpuctExploration`, `cpuctExplorationLog`,
+//!   `cpuctExplorationBase`);
+//! - an unvisited edge's `Q` is the parent's value less
+//!   `fpu_reduction · sqrt(Σ P of visited edges)` (first-play urgency).
+//!
+//! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
+//! constants are KataGo's halved.
+
+use super::tt::{Edge, Node, PASS};
+use crate::board::Color;
+
+/// PUCT's constants. See the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PuctConfig {
+    pub c_puct: f32,
+    pub c_log: f32,
+    pub c_base: f32,
+    /// FPU reduction below the root, and at the root.
+    pub fpu_reduction: f32,
+    pub root_fpu_reduction: f32,
+    /// Softmax temperature of the policy at the root (1: the net's policy).
+    pub root_policy_temperature: f32,
+}
+
+impl Default for PuctConfig {
+    fn default() -> Self {
+        // KataGo's GTP defaults (1.0, 0.45, 500, 0.2, 0.1) on tengen's 0..1 scale.
+        PuctConfig {
+            c_puct: 0.5,
+            c_log: 0.225,
+            c_base: 500.0,
+            fpu_reduction: 0.1,
+            root_fpu_reduction: 0.05,
+            root_policy_temperature: 1.0,
+        }
+    }
+}
+
+#[inline]
+fn for_mover(black_value: f32, mover: Color) -> f32 {
+    match mover {
+        Color::Black => black_value,
+        Color::White => 1.0 - black_value,
+    }
+}
+
+/// The edge of `node` (with `mover` to play) PUCT follows; `allowed` filters
+/// edges (the root's legal moves). `None` if no edge is allowed.
+pub fn select(
+    node: &Node,
+    edges: &[Edge],
+    mover: Color,
+    at_root: bool,
+    cfg: &PuctConfig,
+    allowed: impl Fn(&Edge) -> bool,
+) -> Option<usize> {
+    let mut total = 0.0f32;
+    let mut visited_policy = 0.0f32;
+    for e in edges {
+        let n = e.visits as f32 + e.in_flight as f32;
+        total += n;
+        if n > 0.0 {
+            visited_policy += e.prior_w;
+        }
+    }
+    let temperature = if at_root {
+        cfg.root_policy_temperature
+    } else {
+        1.0
+    };
+    let tempered = (temperature - 1.0).abs() > 1e-6;
+    let policy_sum = if tempered {
+        edges
+            .iter()
+            .map(|e| e.prior_w.max(0.0).powf(1.0 / temperature))
+            .sum::<f32>()
+            .max(1e-20)
+    } else {
+        1.0
+    };
+    let c = cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln();
+    let scale = c * (total + 0.01).sqrt();
+    let reduction = if at_root {
+        cfg.root_fpu_reduction
+    } else {
+        cfg.fpu_reduction
+    };
+    let parent_q = for_mover(node.value() as f32, mover);
+    let fpu = parent_q - reduction * visited_policy.max(0.0).sqrt();
+    let mut best = None;
+    let mut best_score = f32::NEG_INFINITY;
+    for (i, e) in edges.iter().enumerate() {
+        if !allowed(e) {
+            continue;
+        }
+        let n = e.visits as f32 + e.in_flight as f32;
+        let q = if n > 0.0 {
+            e.visits as f32 * for_mover(e.child_q, mover) / n
+        } else {
+            fpu
+        };
+        let p = if tempered {
+            e.prior_w.max(0.0).powf(1.0 / temperature) / policy_sum
+        } else {
+            e.prior_w
+        };
+        let score = q + scale * p / (1.0 + n);
+        // Ties (no visits, equal priors) go to board plays before the pass.
+        if score > best_score || (score == best_score && e.point != PASS) {
+            best_score = score;
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// Nodes (abscissas) and weights of 5-point Gauss-Hermite quadrature for a
+/// standard normal: `E[f(Z)] ≈ Σ w_i f(z_i)`.
+const NORMAL_QUADRATURE: [(f64, f64); 5] = [
+    (-2.856_970_013_872_806, 0.011_257_411_327_720_69),
+    (-1.355_626_179_974_266, 0.222_075_922_005_612_6),
+    (0.0, 0.533_333_333_333_333_3),
+    (1.355_626_179_974_266, 0.222_075_922_005_612_6),
+    (2.856_970_013_872_806, 0.011_257_411_327_720_69),
+];
+
+/// Black's value of a network evaluation: the win probability blended with
+/// the expected score utility `0.5 + 0.5 · tanh((margin - center) / size)`
+/// over the net's score distribution (mean, stdev), as
+/// [`super::mcts::playout_value`] blends them for one playout.
+pub fn net_value(
+    black_win: f64,
+    black_margin: f64,
+    stdev: f64,
+    center: f64,
+    size: f64,
+    score_weight: f64,
+) -> f64 {
+    let stdev = stdev.max(0.0);
+    let score: f64 = NORMAL_QUADRATURE
+        .iter()
+        .map(|&(z, w)| w * (0.5 + 0.5 * ((black_margin + stdev * z - center) / size).tanh()))
+        .sum();
+    (1.0 - score_weight) * black_win.clamp(0.0, 1.0) + score_weight * score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::tt::NO_SLOT;
+
+    fn edge(point: u16, prior: f32, visits: u32, black_q: f32) -> Edge {
+        Edge {
+            point,
+            prior_w: prior,
+            visits,
+            child_q: black_q,
+            child_slot: NO_SLOT,
+            ..Edge::default()
+        }
+    }
+
+    fn node_over(edges: &[Edge]) -> Node {
+        let child_n: u32 = edges.iter().map(|e| e.visits).sum();
+        let child_sum: f64 = edges
+            .iter()
+            .map(|e| e.visits as f64 * e.child_q as f64)
+            .sum();
+        Node {
+            key: 1,
+            own_n: 1,
+            own_sum: 0.5,
+            child_n,
+            child_sum,
+            ..Node::default()
+        }
+    }
+
+    /// A brute-force twin: the formula of the module documentation, written
+    /// out for one edge.
+    fn urgency(node: &Node, edges: &[Edge], i: usize, mover: Color, root: bool) -> f32 {
+        let cfg = PuctConfig::default();
+        let total: f32 = edges.iter().map(|e| e.visits as f32).sum();
+        let c = cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln();
+        let visited: f32 = edges
+            .iter()
+            .filter(|e| e.visits > 0)
+            .map(|e| e.prior_w)
+            .sum();
+        let red = if root {
+            cfg.root_fpu_reduction
+        } else {
+            cfg.fpu_reduction
+        };
+        let parent = if mover == Color::Black {
+            node.value() as f32
+        } else {
+            1.0 - node.value() as f32
+        };
+        let e = &edges[i];
+        let q = if e.visits == 0 {
+            parent - red * visited.sqrt()
+        } else if mover == Color::Black {
+            e.child_q
+        } else {
+            1.0 - e.child_q
+        };
+        q + c * (total + 0.01).sqrt() * e.prior_w / (1.0 + e.visits as f32)
+    }
+
+    #[test]
+    fn select_agrees_with_the_formula_written_out() {
+        let mut rng = 12345u64;
+        let mut next = || {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (rng >> 33) as f32 / (1u64 << 31) as f32
+        };
+        for case in 0..200 {
+            let k = 2 + case % 7;
+            let mut edges = Vec::new();
+            for i in 0..k {
+                let visits = if next() < 0.4 {
+                    0
+                } else {
+                    (next() * 50.0) as u32
+                };
+                edges.push(edge(i as u16 + 1, next(), visits, next()));
+            }
+            let node = node_over(&edges);
+            for mover in [Color::Black, Color::White] {
+                for root in [false, true] {
+                    let got = select(&node, &edges, mover, root, &PuctConfig::default(), |_| true)
+                        .unwrap();
+                    let scores: Vec<f32> = (0..k)
+                        .map(|i| urgency(&node, &edges, i, mover, root))
+                        .collect();
+                    let best = scores.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+                    assert!(
+                        (scores[got] - best).abs() < 1e-5,
+                        "case {case}: chose {got} ({}) over best {best}",
+                        scores[got]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn policy_leads_at_first_and_value_wins_in_the_end() {
+        // A strong prior is tried first...
+        let edges = [edge(1, 0.8, 0, 0.5), edge(2, 0.2, 0, 0.5)];
+        let node = node_over(&edges);
+        let cfg = PuctConfig::default();
+        assert_eq!(
+            select(&node, &edges, Color::Black, false, &cfg, |_| true),
+            Some(0)
+        );
+        // ...but once it is refuted, the other move gets the visits.
+        let edges = [edge(1, 0.8, 40, 0.1), edge(2, 0.2, 0, 0.5)];
+        let node = node_over(&edges);
+        assert_eq!(
+            select(&node, &edges, Color::Black, false, &cfg, |_| true),
+            Some(1)
+        );
+        // White reads the same values the other way round.
+        let edges = [edge(1, 0.5, 40, 0.9), edge(2, 0.5, 40, 0.1)];
+        let node = node_over(&edges);
+        assert_eq!(
+            select(&node, &edges, Color::White, false, &cfg, |_| true),
+            Some(1)
+        );
+        // Virtual loss sends a second thread elsewhere.
+        let mut busy = [edge(1, 0.5, 4, 0.6), edge(2, 0.5, 4, 0.6)];
+        busy[0].in_flight = 3;
+        let node = node_over(&busy);
+        assert_eq!(
+            select(&node, &busy, Color::Black, false, &cfg, |_| true),
+            Some(1)
+        );
+        // A filter excludes edges.
+        assert_eq!(
+            select(&node, &busy, Color::Black, false, &cfg, |e| e.point == 1),
+            Some(0)
+        );
+        assert_eq!(
+            select(&node, &busy, Color::Black, false, &cfg, |_| false),
+            None
+        );
+    }
+
+    #[test]
+    fn a_hot_root_temperature_flattens_the_policy() {
+        let edges = [edge(1, 0.6, 10, 0.5), edge(2, 0.4, 3, 0.5)];
+        let node = node_over(&edges);
+        let cold = PuctConfig::default();
+        let hot = PuctConfig {
+            root_policy_temperature: 4.0,
+            ..cold
+        };
+        assert_eq!(
+            select(&node, &edges, Color::Black, true, &cold, |_| true),
+            Some(1)
+        );
+        // Equal values: with the policy flattened, the less visited move leads more.
+        let edges = [edge(1, 0.9, 6, 0.5), edge(2, 0.1, 1, 0.5)];
+        let node = node_over(&edges);
+        assert_eq!(
+            select(&node, &edges, Color::Black, true, &cold, |_| true),
+            Some(0)
+        );
+        assert_eq!(
+            select(&node, &edges, Color::Black, true, &hot, |_| true),
+            Some(1)
+        );
+        // Below the root the temperature does nothing.
+        assert_eq!(
+            select(&node, &edges, Color::Black, false, &hot, |_| true),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn net_value_orders_wins_then_margins_and_reduces_to_the_win_rate() {
+        let size = 19.0;
+        for w in [0.0, 0.1, 0.25, 0.5] {
+            let v = |win: f64, m: f64, sd: f64| net_value(win, m, sd, 0.0, size, w);
+            for sd in [0.0, 5.0, 30.0] {
+                assert!(v(0.6, 0.0, sd) > v(0.5, 0.0, sd) || w == 1.0);
+                if w > 0.0 {
+                    assert!(v(0.5, 10.0, sd) > v(0.5, -10.0, sd));
+                }
+                assert!((0.0..=1.0).contains(&v(1.0, 80.0, sd)));
+                assert!((0.0..=1.0).contains(&v(0.0, -80.0, sd)));
+                // A symmetric score distribution at the centre is worth ½.
+                assert!((v(0.7, 0.0, sd) - ((1.0 - w) * 0.7 + w * 0.5)).abs() < 1e-9);
+            }
+            // Without spread, the quadrature is the plain utility.
+            let plain = 0.5 + 0.5 * (7.0f64 / size).tanh();
+            assert!((v(0.5, 7.0, 0.0) - ((1.0 - w) * 0.5 + w * plain)).abs() < 1e-12);
+        }
+        // Spread pulls a sure margin's utility toward ½ (tanh is concave above 0).
+        assert!(
+            net_value(0.5, 20.0, 30.0, 0.0, size, 1.0) < net_value(0.5, 20.0, 0.0, 0.0, size, 1.0)
+        );
+        // The quadrature's weights sum to one and match E[Z²] = 1.
+        let (w, z2): (f64, f64) = NORMAL_QUADRATURE
+            .iter()
+            .fold((0.0, 0.0), |(a, b), &(z, w)| (a + w, b + w * z * z));
+        assert!((w - 1.0).abs() < 1e-9 && (z2 - 1.0).abs() < 1e-9);
+    }
+}

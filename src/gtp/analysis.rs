@@ -349,7 +349,11 @@ mod tests {
         );
         let k = info_line(&r, Color::Black, &a, Flavor::Kata, &game).unwrap();
         assert!(
-            k.starts_with("info move D4 visits 10 edgeVisits 10 utility 0.135780 winrate 0.567890")
+            k.starts_with(
+                "info move D4 visits 10 edgeVisits 10 utility 0.200000 winrate 0.567890 \
+                 scoreMean 1.250000 scoreStdev 12.000000 scoreLead 1.500000 prior 0.250000"
+            ),
+            "{k}"
         );
         assert!(k.contains("winrate 1.000000"), "{k}");
         let mut a2 = a.clone();

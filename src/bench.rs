@@ -249,6 +249,119 @@ pub fn network_speed(
     }
 }
 
+/// Visits per second of the network-guided search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetSearchRate {
+    pub threads: usize,
+    pub batch: usize,
+    pub visits_per_sec: f64,
+}
+
+impl std::fmt::Display for NetSearchRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "19x19 network search, middle game, {} thread{}, batch {}: {:.1} visits/s",
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+            self.batch,
+            self.visits_per_sec
+        )
+    }
+}
+
+/// 19x19 middle-game positions for the search benchmarks: the net's own
+/// greedy self-play (two visits a move: the policy's favourite) from the
+/// empty board, after each of `moves` moves.
+pub fn middle_game_positions(
+    net: &std::sync::Arc<crate::nn::Network>,
+    moves: &[u32],
+) -> Vec<crate::Game> {
+    use crate::engine::{Decision, Engine, GenmoveOptions, Limits};
+    use crate::search::{MctsEngine, SearchConfig};
+    let geo = Geometry::new(19).expect("19x19");
+    let mut game = crate::Game::new(geo, crate::Rules::default(), 7.5);
+    let config = SearchConfig {
+        tt_mb: 16,
+        batch: 1,
+        ..SearchConfig::default()
+    };
+    let mut engine = match MctsEngine::with_network(config, net.clone()) {
+        Ok(e) => e,
+        Err(_) => return Vec::new(),
+    };
+    let options = GenmoveOptions {
+        limits: Limits {
+            playouts: Some(2),
+            time: None,
+        },
+        ..GenmoveOptions::default()
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut positions = Vec::new();
+    let last = moves.iter().copied().max().unwrap_or(0);
+    for n in 1..=last {
+        let color = game.to_move();
+        let (d, _) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
+        let Decision::Play(mv) = d else { break };
+        if game.play(color, mv).is_err() {
+            break;
+        }
+        if moves.contains(&n) {
+            positions.push(game.clone());
+        }
+    }
+    positions
+}
+
+/// Visits per second of the network search on `positions` (a fresh table
+/// for each), `threads` threads and `batch` leaves per net call, searching
+/// each position for `round`; the median over positions and `rounds`.
+pub fn network_search_speed(
+    net: &std::sync::Arc<crate::nn::Network>,
+    positions: &[crate::Game],
+    threads: usize,
+    batch: usize,
+    rounds: usize,
+    round: Duration,
+) -> NetSearchRate {
+    use crate::engine::{Engine, GenmoveOptions, Limits};
+    use crate::search::{MctsEngine, SearchConfig};
+    let mut rates = Vec::new();
+    for r in 0..rounds.max(1) {
+        for game in positions {
+            let config = SearchConfig {
+                tt_mb: 64,
+                threads,
+                batch,
+                seed: r as u64 + 1,
+                ..SearchConfig::default()
+            };
+            let Ok(mut engine) = MctsEngine::with_network(config, net.clone()) else {
+                continue;
+            };
+            let options = GenmoveOptions {
+                limits: Limits {
+                    playouts: Some(u64::MAX),
+                    time: Some(round),
+                },
+                use_all_time: true,
+                ..GenmoveOptions::default()
+            };
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let start = Instant::now();
+            let (_, report) = engine.genmove(game, game.to_move(), &options, &stop, &mut |_| {});
+            rates.push(report.visits as f64 / start.elapsed().as_secs_f64());
+        }
+    }
+    rates.sort_by(f64::total_cmp);
+    NetSearchRate {
+        threads,
+        batch,
+        visits_per_sec: rates.get(rates.len() / 2).copied().unwrap_or(0.0),
+    }
+}
+
 /// The process's peak and current resident memory in MB, where the system
 /// tells (Linux `/proc/self/status`).
 pub fn memory_mb() -> Option<(f64, f64)> {

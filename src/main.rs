@@ -49,6 +49,11 @@ struct EngineArgs {
     /// may allow less. Without --time and --playouts a move takes at most 5 s.
     #[arg(long, allow_negative_numbers = true, value_parser = positive_seconds)]
     time: Option<f64>,
+    /// With --model: leaves each search thread sends to the network in one
+    /// call (1 to 32; larger batches run faster per leaf, spread by virtual loss).
+    #[arg(long, default_value_t = tengen::search::network::DEFAULT_BATCH as u8,
+          allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(1..=32))]
+    batch: u8,
     /// Random seed, for reproducible games.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole_number)]
     seed: u64,
@@ -126,6 +131,11 @@ enum Command {
         /// controller would) and print the median seconds per move.
         #[arg(long)]
         clock: bool,
+        /// With --model: visits per second inside the search instead, on
+        /// three 19x19 middle-game positions (the net's greedy self-play after
+        /// 60, 100 and 140 moves), 1 and 2 threads, batches of 1, 4 and 8.
+        #[arg(long, requires = "model")]
+        search: bool,
         /// Moves per period length for --clock.
         #[arg(long, default_value_t = 10, allow_negative_numbers = true,
               value_parser = clap::value_parser!(u16).range(1..))]
@@ -261,6 +271,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
         score_weight: args.score_weight,
+        batch: usize::from(args.batch),
         rave_equiv: args.rave_equiv,
         exploration: args.exploration,
         priors: PriorWeights {
@@ -350,6 +361,7 @@ fn main() -> ExitCode {
             model: Some(path),
             rounds,
             seconds,
+            search,
             ..
         }) => {
             let rounds = usize::from(rounds);
@@ -361,12 +373,25 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            for size in [19, 9] {
-                for batch in [1, 8] {
-                    for threads in [1, 2] {
-                        let rate =
-                            tengen::bench::network_speed(&net, size, batch, threads, rounds, round);
+            if search {
+                let positions = tengen::bench::middle_game_positions(&net, &[60, 100, 140]);
+                for threads in [1, 2] {
+                    for batch in [1, 4, 8] {
+                        let rate = tengen::bench::network_search_speed(
+                            &net, &positions, threads, batch, rounds, round,
+                        );
                         println!("{rate}");
+                    }
+                }
+            } else {
+                for size in [19, 9] {
+                    for batch in [1, 8] {
+                        for threads in [1, 2] {
+                            let rate = tengen::bench::network_speed(
+                                &net, size, batch, threads, rounds, round,
+                            );
+                            println!("{rate}");
+                        }
                     }
                 }
             }

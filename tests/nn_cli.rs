@@ -5,23 +5,11 @@
 mod common;
 
 use common::Engine;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn b6c96() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
-    if p.exists() {
-        return Some(p);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    assert!(!ci, "../shared/nets/ has no b6c96 net under CI=true");
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED nn_cli: no b6c96 net in ../shared/nets"
-    );
-    None
+    common::b6c96_path()
 }
 
 #[test]

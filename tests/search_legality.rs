@@ -1,11 +1,25 @@
 //! `genmove` never returns an illegal move: self-play on tiny boards, where
 //! superko bites often, under every ko rule, with random moves mixed in and
-//! sometimes asking for the player who is not to move.
+//! sometimes asking for the player who is not to move. Every test runs both
+//! evaluators: the classical search and the b6c96 network's.
+
+mod common;
 
 use std::sync::atomic::AtomicBool;
 use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, RandomEngine};
 use tengen::search::{MctsEngine, SearchConfig};
 use tengen::{Color, Game, Geometry, KoRule, Move, Preset};
+
+/// The engines under test: the classical search with `playouts`, and when
+/// the b6c96 net is at hand the network search with a fifth as many visits.
+fn engines(config: SearchConfig, playouts: u64) -> Vec<(&'static str, MctsEngine, u64)> {
+    let mut v = vec![("classical", MctsEngine::new(config.clone()), playouts)];
+    if let Some(net) = common::b6c96() {
+        let engine = MctsEngine::with_network(config, net).unwrap();
+        v.push(("network", engine, (playouts / 5).max(8)));
+    }
+    v
+}
 
 /// Whether some board play is refused by superko alone in `game` for `color`.
 fn superko_bites(game: &Game, color: Color) -> bool {
@@ -22,63 +36,72 @@ fn superko_bites(game: &Game, color: Color) -> bool {
 fn genmove_is_always_legal_under_every_ko_rule() {
     let stop = AtomicBool::new(false);
     let mut superko_positions = 0;
-    let mut searched = 0;
+    let mut searched = [0; 2];
     for ko in KoRule::ALL {
         for size in [4, 5] {
             for seed in 0..8u64 {
                 let mut rules = Preset::TrompTaylor.rules();
                 rules.ko = ko;
                 rules.suicide_allowed = seed % 2 == 0;
-                let mut game = if size == 5 && seed % 2 == 1 {
-                    let mut g = ko_game(ko);
-                    g.set_rules(rules);
-                    g
-                } else {
-                    Game::new(Geometry::new(size).unwrap(), rules, 0.5)
-                };
-                let mut engine = MctsEngine::new(SearchConfig {
+                let config = SearchConfig {
                     tt_mb: 2,
                     seed,
                     transpositions: seed != 1,
                     ..SearchConfig::default()
-                });
-                let mut random = RandomEngine::new(seed);
-                let options = GenmoveOptions {
-                    limits: Limits {
-                        playouts: Some(48),
-                        time: None,
-                    },
-                    allow_resign: true,
-                    ..GenmoveOptions::default()
                 };
-                let mut color = game.to_move();
-                // Play on after two passes: long games on tiny boards are
-                // full of captures, hence of positions superko forbids.
-                for turn in 0..150u64 {
-                    // Every fifth turn the other player is asked (GTP allows it).
-                    let asked = if turn % 5 == 4 { color.opp() } else { color };
-                    if superko_bites(&game, asked) {
-                        superko_positions += 1;
-                    }
-                    let (d, _) = if (turn + seed) % 3 != 0 {
-                        random.genmove(&game, asked, &options, &stop, &mut |_| {})
+                for (kind, (name, mut engine, playouts)) in
+                    engines(config, 48).into_iter().enumerate()
+                {
+                    let mut game = if size == 5 && seed % 2 == 1 {
+                        let mut g = ko_game(ko);
+                        g.set_rules(rules);
+                        g
                     } else {
-                        searched += 1;
-                        engine.genmove(&game, asked, &options, &stop, &mut |_| {})
+                        Game::new(Geometry::new(size).unwrap(), rules, 0.5)
                     };
-                    let Decision::Play(mv) = d else { break };
-                    if let Err(e) = game.play(asked, mv) {
-                        panic!(
-                            "{ko:?} {size}x{size} seed {seed} turn {turn}: {mv:?} is illegal: {e}"
-                        );
+                    let mut random = RandomEngine::new(seed);
+                    let options = GenmoveOptions {
+                        limits: Limits {
+                            playouts: Some(playouts),
+                            time: None,
+                        },
+                        allow_resign: true,
+                        ..GenmoveOptions::default()
+                    };
+                    let mut color = game.to_move();
+                    // Play on after two passes: long games on tiny boards are
+                    // full of captures, hence of positions superko forbids.
+                    for turn in 0..150u64 {
+                        // Every fifth turn the other player is asked (GTP allows it).
+                        let asked = if turn % 5 == 4 { color.opp() } else { color };
+                        if superko_bites(&game, asked) {
+                            superko_positions += 1;
+                        }
+                        let (d, _) = if (turn + seed) % 3 != 0 {
+                            random.genmove(&game, asked, &options, &stop, &mut |_| {})
+                        } else {
+                            searched[kind] += 1;
+                            engine.genmove(&game, asked, &options, &stop, &mut |_| {})
+                        };
+                        let Decision::Play(mv) = d else { break };
+                        if let Err(e) = game.play(asked, mv) {
+                            panic!(
+                                "{name}: {ko:?} {size}x{size} seed {seed} turn {turn}: {mv:?} is illegal: {e}"
+                            );
+                        }
+                        color = asked.opp();
                     }
-                    color = asked.opp();
                 }
             }
         }
     }
-    eprintln!("{searched} searches, superko refused a move in {superko_positions} positions");
-    assert!(searched > 500, "only {searched} searches");
+    eprintln!("{searched:?} searches (classical, network), superko refused a move in {superko_positions} positions");
+    assert!(searched[0] > 500, "only {} searches", searched[0]);
+    assert!(
+        searched[1] == 0 || searched[1] > 500,
+        "only {} network searches",
+        searched[1]
+    );
     assert!(
         superko_positions >= 6,
         "superko bit in only {superko_positions} positions"
@@ -140,15 +163,15 @@ fn no_retaking_a_ko_after_passes_where_superko_forbids_it() {
             continue;
         }
         assert!(superko_bites(&game, Color::White));
-        for seed in 0..4 {
-            let mut engine = MctsEngine::new(SearchConfig {
-                tt_mb: 2,
-                seed,
-                ..SearchConfig::default()
-            });
+        let configs = (0..4).map(|seed| SearchConfig {
+            tt_mb: 2,
+            seed,
+            ..SearchConfig::default()
+        });
+        for (name, mut engine, playouts) in configs.flat_map(|c| engines(c, 300)) {
             let options = GenmoveOptions {
                 limits: Limits {
-                    playouts: Some(300),
+                    playouts: Some(playouts),
                     time: None,
                 },
                 ..GenmoveOptions::default()
@@ -161,7 +184,7 @@ fn no_retaking_a_ko_after_passes_where_superko_forbids_it() {
                 let (d, _) = engine.genmove(&g, color, &options, &stop, &mut |_| {});
                 let Decision::Play(mv) = d else { break };
                 g.play(color, mv)
-                    .unwrap_or_else(|e| panic!("{ko:?}: {mv:?}: {e}"));
+                    .unwrap_or_else(|e| panic!("{name} {ko:?}: {mv:?}: {e}"));
                 color = color.opp();
             }
             assert!(bites >= 1);

@@ -34,35 +34,49 @@ impl fmt::Display for EvaluateError {
 
 impl std::error::Error for EvaluateError {}
 
-/// Evaluates games one at a time on a shared network.
+/// Evaluates games, one at a time or in batches, on a shared network.
 pub struct Evaluator {
     net: Arc<Network>,
     workspace: Workspace,
     features: FeatureScratch,
+    /// Inputs of each batch entry, `NUM_SPATIAL * n * n` each.
     spatial: Vec<f32>,
-    global: [f32; NUM_GLOBAL],
+    global: Vec<[f32; NUM_GLOBAL]>,
+    /// Legal moves of each batch entry, `n * n + 1` each.
     legal: Vec<bool>,
-    raw: RawEval,
+    raw: Vec<RawEval>,
 }
 
 impl Evaluator {
-    /// An evaluator for boards up to 19×19 on `net`.
+    /// An evaluator for single boards up to 19×19 on `net`.
     pub fn new(net: Arc<Network>) -> Evaluator {
-        let workspace = Workspace::new(&net, 1, MAX_BOARD_SIZE);
+        Evaluator::with_batch(net, 1)
+    }
+
+    /// An evaluator for batches of up to `max_batch` boards (1 to [`MAX_STACK_BATCH`]).
+    pub fn with_batch(net: Arc<Network>, max_batch: usize) -> Evaluator {
+        let max_batch = max_batch.clamp(1, MAX_STACK_BATCH);
+        let workspace = Workspace::new(&net, max_batch, MAX_BOARD_SIZE);
+        let area = MAX_BOARD_SIZE * MAX_BOARD_SIZE;
         Evaluator {
             net,
             workspace,
             features: FeatureScratch::new(),
-            spatial: Vec::with_capacity(NUM_SPATIAL * MAX_BOARD_SIZE * MAX_BOARD_SIZE),
-            global: [0.0; NUM_GLOBAL],
-            legal: Vec::with_capacity(MAX_BOARD_SIZE * MAX_BOARD_SIZE + 1),
-            raw: RawEval::new(),
+            spatial: Vec::with_capacity(NUM_SPATIAL * area * max_batch),
+            global: vec![[0.0; NUM_GLOBAL]; max_batch],
+            legal: Vec::with_capacity((area + 1) * max_batch),
+            raw: (0..max_batch).map(|_| RawEval::new()).collect(),
         }
     }
 
     /// The network.
     pub fn network(&self) -> &Arc<Network> {
         &self.net
+    }
+
+    /// The largest batch [`Evaluator::evaluate_batch`] takes.
+    pub fn max_batch(&self) -> usize {
+        self.workspace.max_batch()
     }
 
     /// Evaluates `game` for its player to move under board `symmetry` (0..8)
@@ -79,46 +93,109 @@ impl Evaluator {
         policy_optimism: f32,
         out: &mut NetEval,
     ) -> Result<(), EvaluateError> {
-        if symmetry >= 8 {
-            return Err(EvaluateError::Symmetry(symmetry));
+        self.evaluate_batch(
+            &[game],
+            &[symmetry],
+            policy_optimism,
+            std::slice::from_mut(out),
+        )
+    }
+
+    /// Evaluates `games` (all of one board size, at most
+    /// [`Evaluator::max_batch`]) in one forward pass, `games[i]` under
+    /// `symmetries[i]` into `out[i]`, as [`Evaluator::evaluate`] does one.
+    ///
+    /// # Errors
+    /// A board larger than 19×19, boards of different sizes, a symmetry
+    /// outside 0..8, or more games than the batch holds.
+    pub fn evaluate_batch(
+        &mut self,
+        games: &[&Game],
+        symmetries: &[u8],
+        policy_optimism: f32,
+        out: &mut [NetEval],
+    ) -> Result<(), EvaluateError> {
+        let batch = games.len();
+        if batch == 0 {
+            return Ok(());
         }
-        let n = game.board().size();
-        self.spatial.resize(NUM_SPATIAL * n * n, 0.0);
-        self.legal.resize(n * n + 1, false);
-        self.features
-            .fill_v7(game, &mut self.spatial, &mut self.global)
-            .map_err(EvaluateError::Features)?;
-        self.features
-            .legal_moves_mask(game, &mut self.legal)
-            .map_err(EvaluateError::Features)?;
-        let input = NetInput {
+        if let Some(&s) = symmetries.iter().find(|&&s| s >= 8) {
+            return Err(EvaluateError::Symmetry(s));
+        }
+        if batch > self.max_batch() || symmetries.len() != batch || out.len() < batch {
+            return Err(EvaluateError::Forward(EvalError(format!(
+                "{batch} games, {} symmetries, {} outputs, batch of at most {}",
+                symmetries.len(),
+                out.len(),
+                self.max_batch()
+            ))));
+        }
+        let n = games[0].board().size();
+        if games.iter().any(|g| g.board().size() != n) {
+            return Err(EvaluateError::Forward(EvalError(
+                "the games of a batch differ in board size".into(),
+            )));
+        }
+        let (plane, cells) = (NUM_SPATIAL * n * n, n * n + 1);
+        self.spatial.resize(plane * batch, 0.0);
+        self.legal.resize(cells * batch, false);
+        for (i, game) in games.iter().enumerate() {
+            self.features
+                .fill_v7(
+                    game,
+                    &mut self.spatial[i * plane..(i + 1) * plane],
+                    &mut self.global[i],
+                )
+                .map_err(EvaluateError::Features)?;
+            self.features
+                .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
+                .map_err(EvaluateError::Features)?;
+        }
+        let mut inputs = [NetInput {
             board_size: n,
-            spatial: &self.spatial,
-            global: &self.global,
+            spatial: &[],
+            global: &self.global[0],
+        }; MAX_STACK_BATCH];
+        let inputs = if batch <= MAX_STACK_BATCH {
+            &mut inputs[..batch]
+        } else {
+            return Err(EvaluateError::Forward(EvalError(format!(
+                "a batch of {batch} exceeds {MAX_STACK_BATCH}"
+            ))));
         };
+        for (i, input) in inputs.iter_mut().enumerate() {
+            input.spatial = &self.spatial[i * plane..(i + 1) * plane];
+            input.global = &self.global[i];
+        }
         self.net
             .evaluate(
                 &mut self.workspace,
-                &[input],
-                &[symmetry],
-                std::slice::from_mut(&mut self.raw),
+                inputs,
+                symmetries,
+                &mut self.raw[..batch],
             )
             .map_err(EvaluateError::Forward)?;
-        let rules = game.rules();
-        let options = PostProcessOptions {
-            policy_optimism: policy_optimism.clamp(0.0, 1.0),
-            // KataGo's no-result outcome exists only where a game can cycle
-            // forever: simple ko, or territory scoring.
-            no_result_possible: rules.ko == KoRule::Simple || rules.scoring == Scoring::Territory,
-        };
-        postprocess(
-            &self.net,
-            &self.raw,
-            game.to_move(),
-            &self.legal,
-            &options,
-            out,
-        );
+        for (i, game) in games.iter().enumerate() {
+            let rules = game.rules();
+            let options = PostProcessOptions {
+                policy_optimism: policy_optimism.clamp(0.0, 1.0),
+                // KataGo's no-result outcome exists only where a game can cycle
+                // forever: simple ko, or territory scoring.
+                no_result_possible: rules.ko == KoRule::Simple
+                    || rules.scoring == Scoring::Territory,
+            };
+            postprocess(
+                &self.net,
+                &self.raw[i],
+                game.to_move(),
+                &self.legal[i * cells..(i + 1) * cells],
+                &options,
+                &mut out[i],
+            );
+        }
         Ok(())
     }
 }
+
+/// The largest batch: the inputs' descriptors live on the stack.
+pub const MAX_STACK_BATCH: usize = 32;

@@ -23,6 +23,8 @@ pub struct Classical<P: MovePolicy = Policy> {
     rng: PlayoutRng,
     /// Tactical reader for the priors of new nodes (fresh each search).
     reader: Reader,
+    /// The one slot's result.
+    result: LeafEval,
 }
 
 impl<P: MovePolicy> Classical<P> {
@@ -31,6 +33,7 @@ impl<P: MovePolicy> Classical<P> {
             policy,
             rng: PlayoutRng::new(0),
             reader: Reader::new(READER_BITS),
+            result: LeafEval::new(),
         }
     }
 }
@@ -66,7 +69,8 @@ impl<P: MovePolicy> LeafEvaluator for Classical<P> {
         Some(pass_prior(board, &cfg.priors))
     }
 
-    fn evaluate(&mut self, leaf: LeafView, _cfg: &SearchConfig, out: &mut LeafEval) {
+    fn evaluate(&mut self, _slot: usize, leaf: LeafView, _cfg: &SearchConfig) {
+        let out = &mut self.result;
         out.kind = LeafKind::PlayedOut;
         out.has_priors = false;
         out.moves.clear();
@@ -80,6 +84,10 @@ impl<P: MovePolicy> LeafEvaluator for Classical<P> {
             leaf.root.max_playout_moves,
             |p, c| moves.push((p, c)),
         );
+    }
+
+    fn result(&self, _slot: usize) -> &LeafEval {
+        &self.result
     }
 
     /// The table's estimate once it rests on enough playouts, else the mean

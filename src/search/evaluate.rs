@@ -53,7 +53,8 @@ pub enum LeafKind {
     Judged,
 }
 
-/// What an evaluator learnt about a leaf. Kept by the worker and reused.
+/// What an evaluator learnt about a leaf. Kept by the evaluator and reused.
+#[derive(Clone)]
 pub struct LeafEval {
     pub kind: LeafKind,
     /// Black's value of the leaf, 0..=1 (win rate blended with the score
@@ -98,9 +99,20 @@ impl Default for LeafEval {
 
 /// Judges leaves for the search core; one per search thread, kept between
 /// searches (its caches and buffers stay warm).
+///
+/// A thread descends [`LeafEvaluator::batch_size`] times (virtual loss
+/// spreads the descents), hands each leaf to [`LeafEvaluator::evaluate`]
+/// under its slot number, calls [`LeafEvaluator::finish`] (where a network
+/// evaluates the batch in one call), then backs each slot's
+/// [`LeafEvaluator::result`] up.
 pub trait LeafEvaluator: Send {
     /// The selection rule this evaluator's priors and values are made for.
     fn selection(&self) -> Selection;
+
+    /// Leaves per batch (slots `0..batch_size()`).
+    fn batch_size(&self) -> usize {
+        1
+    }
 
     /// A search of `root` starts; `seed` reseeds any randomness.
     fn begin_search(&mut self, root: &Root, seed: u64);
@@ -119,8 +131,14 @@ pub trait LeafEvaluator: Send {
         out: &mut [Prior],
     ) -> Option<Prior>;
 
-    /// Judges the leaf, into `out`.
-    fn evaluate(&mut self, leaf: LeafView, cfg: &SearchConfig, out: &mut LeafEval);
+    /// Judges the leaf into slot `slot`, at once or at [`LeafEvaluator::finish`].
+    fn evaluate(&mut self, slot: usize, leaf: LeafView, cfg: &SearchConfig);
+
+    /// Completes the evaluations of the batch.
+    fn finish(&mut self, _cfg: &SearchConfig) {}
+
+    /// The evaluation in slot `slot` (after [`LeafEvaluator::finish`]).
+    fn result(&self, slot: usize) -> &LeafEval;
 
     /// Black's expected margin (komi included) in the root position, given
     /// the table's estimate (mean margin, number of results) if it has one;

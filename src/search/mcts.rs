@@ -162,8 +162,8 @@ pub struct Worker {
     candidates: Vec<Edge>,
     /// Priors of the node being expanded during the descent, by point index.
     prior_buf: Vec<Prior>,
-    /// The last leaf's evaluation.
-    leaf: LeafEval,
+    /// Where the last descent ended, waiting to be backed up.
+    leaf: Leaf,
 }
 
 /// 1 for a Black win by `margin` (komi included), 0 for a loss, ½ for a draw.
@@ -237,8 +237,13 @@ impl Worker {
             stamp: 0,
             candidates: Vec::with_capacity(400),
             prior_buf: vec![Prior::default(); CELLS],
-            leaf: LeafEval::new(),
+            leaf: Leaf::Transposition(NO_SLOT),
         }
+    }
+
+    /// `n` workers (at least one) for the slots of a batch.
+    pub fn batch(n: usize, board: &Board) -> Vec<Worker> {
+        (0..n.max(1)).map(|_| Worker::new(board)).collect()
     }
 
     /// The last move on the descent path, if it was a board play: what the
@@ -250,8 +255,8 @@ impl Worker {
             .map(|s| Point::from_index(s.point as usize))
     }
 
-    /// Runs one simulation; returns whether it evaluated a leaf (rather than
-    /// stopping at a transposition).
+    /// Runs one simulation (a batch of one); returns whether it evaluated a
+    /// leaf (rather than stopping at a transposition).
     pub fn simulate<E: LeafEvaluator>(
         &mut self,
         tree: &std::sync::Mutex<Tree>,
@@ -259,30 +264,95 @@ impl Worker {
         cfg: &SearchConfig,
         eval: &mut E,
     ) -> bool {
+        let evaluated = self.descend_and_submit(tree, root, cfg, eval, 0);
+        eval.finish(cfg);
+        self.back_up(tree, root, cfg, eval, 0);
+        evaluated
+    }
+
+    /// Runs one batch of simulations with `workers` (one per slot of
+    /// `eval`; just the first while the root has no edges, since every
+    /// descent would stop there); returns the number of simulations.
+    pub fn simulate_batch<E: LeafEvaluator>(
+        workers: &mut [Worker],
+        tree: &std::sync::Mutex<Tree>,
+        root: &Root,
+        cfg: &SearchConfig,
+        eval: &mut E,
+    ) -> usize {
+        let root_expanded = {
+            let t = lock_tree(tree);
+            t.table
+                .find(root.key, NO_SLOT)
+                .is_some_and(|s| t.table.node(s).is_expanded())
+        };
+        let n = if root_expanded { workers.len() } else { 1 };
+        let n = n.min(workers.len());
+        let workers = &mut workers[..n];
+        for (slot, w) in workers.iter_mut().enumerate() {
+            w.descend_and_submit(tree, root, cfg, eval, slot);
+        }
+        eval.finish(cfg);
+        for (slot, w) in workers.iter_mut().enumerate() {
+            w.back_up(tree, root, cfg, eval, slot);
+        }
+        workers.len()
+    }
+
+    /// The first half of a simulation: descends (virtual loss marks the
+    /// path) and hands the leaf to `eval` under `slot`. Returns whether
+    /// there was a leaf to evaluate.
+    pub fn descend_and_submit<E: LeafEvaluator>(
+        &mut self,
+        tree: &std::sync::Mutex<Tree>,
+        root: &Root,
+        cfg: &SearchConfig,
+        eval: &mut E,
+        slot: usize,
+    ) -> bool {
         let leaf = self.descend(&mut lock_tree(tree), root, cfg, eval);
-        if let Leaf::Evaluate { key, terminal, .. } = leaf {
-            let to_move = match self.path.last() {
-                Some(s) => s.mover.opp(),
-                None => root.color,
-            };
-            let last = self.last_move();
-            let view = LeafView {
-                root,
-                path: &self.path_moves,
-                board: &mut self.board,
-                to_move,
-                last,
-                terminal,
-                key,
-            };
-            eval.evaluate(view, cfg, &mut self.leaf);
-        }
+        self.leaf = leaf;
+        let Leaf::Evaluate { key, terminal, .. } = leaf else {
+            return false;
+        };
+        let to_move = match self.path.last() {
+            Some(s) => s.mover.opp(),
+            None => root.color,
+        };
+        let last = self.last_move();
+        let view = LeafView {
+            root,
+            path: &self.path_moves,
+            board: &mut self.board,
+            to_move,
+            last,
+            terminal,
+            key,
+        };
+        eval.evaluate(slot, view, cfg);
+        true
+    }
+
+    /// The second half: backs `slot`'s result (after `eval.finish`) up the
+    /// path of the last descent.
+    pub fn back_up<E: LeafEvaluator>(
+        &mut self,
+        tree: &std::sync::Mutex<Tree>,
+        root: &Root,
+        cfg: &SearchConfig,
+        eval: &E,
+        slot: usize,
+    ) {
         let rave_search = eval.selection() == Selection::Rave;
-        if matches!(leaf, Leaf::Transposition(_)) {
-            self.leaf.moves.clear();
-        }
-        self.backup(&mut lock_tree(tree), root, cfg, leaf, rave_search);
-        matches!(leaf, Leaf::Evaluate { .. })
+        let leaf = self.leaf;
+        self.backup(
+            &mut lock_tree(tree),
+            root,
+            cfg,
+            leaf,
+            eval.result(slot),
+            rave_search,
+        );
     }
 
     fn descend<E: LeafEvaluator>(
@@ -547,12 +617,13 @@ impl Worker {
         root: &Root,
         cfg: &SearchConfig,
         leaf: Leaf,
+        result: &LeafEval,
         rave_search: bool,
     ) {
         let komi = root.game.komi();
         t.simulations += 1;
         let played_out =
-            matches!(leaf, Leaf::Evaluate { .. }) && self.leaf.kind == LeafKind::PlayedOut;
+            matches!(leaf, Leaf::Evaluate { .. }) && result.kind == LeafKind::PlayedOut;
         let (mut q, margin, outcome, margin_sq) = match leaf {
             Leaf::Evaluate { slot, .. } => {
                 t.playouts += 1;
@@ -563,11 +634,11 @@ impl Worker {
                     let v = playout_value(margin, root.score_center, size, cfg.score_weight);
                     (margin, v, margin * margin)
                 } else {
-                    if !self.leaf.ownership.is_empty() {
-                        t.ownership.add_black(&self.board, &self.leaf.ownership);
+                    if !result.ownership.is_empty() {
+                        t.ownership.add_black(&self.board, &result.ownership);
                     }
-                    let (m, sd) = (self.leaf.margin, self.leaf.score_stdev);
-                    (m, self.leaf.value, m * m + sd * sd)
+                    let (m, sd) = (result.margin, result.score_stdev);
+                    (m, result.value, m * m + sd * sd)
                 };
                 let q = match slot.filter(|&s| t.table.node(s).key != 0) {
                     Some(s) => {
@@ -578,13 +649,18 @@ impl Worker {
                         n.score_sq_sum += margin_sq;
                         n.score_n += 1;
                         let q = n.value();
-                        if self.leaf.has_priors && !played_out && !t.table.node(s).is_expanded() {
+                        if result.has_priors && !played_out && !t.table.node(s).is_expanded() {
                             let color = self.path.last().map_or(root.color, |st| st.mover.opp());
                             let keys = self.leaf_keys;
-                            let priors = std::mem::take(&mut self.leaf.priors);
-                            let pass = self.leaf.pass_prior;
-                            self.expand(t, s, color, &keys, root, &priors, pass);
-                            self.leaf.priors = priors;
+                            self.expand(
+                                t,
+                                s,
+                                color,
+                                &keys,
+                                root,
+                                &result.priors,
+                                result.pass_prior,
+                            );
                         }
                         q
                     }
@@ -608,8 +684,10 @@ impl Worker {
         let stamp = if rave {
             self.stamp = self.stamp.wrapping_add(1).max(1);
             let stamp = self.stamp;
-            for &(p, c) in self.leaf.moves.iter().rev() {
-                self.first[p.index()] = (stamp, c.index() as u8);
+            if played_out {
+                for &(p, c) in result.moves.iter().rev() {
+                    self.first[p.index()] = (stamp, c.index() as u8);
+                }
             }
             stamp
         } else {

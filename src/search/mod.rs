@@ -103,6 +103,9 @@ pub struct SearchConfig {
     pub score_weight: f64,
     /// PUCT's constants (searches whose leaves a network evaluates).
     pub puct: PuctConfig,
+    /// Leaves each thread sends to the network in one call (virtual loss
+    /// spreads them); the classical search takes one at a time.
+    pub batch: usize,
 }
 
 impl Default for SearchConfig {
@@ -124,6 +127,7 @@ impl Default for SearchConfig {
             dead_stone_playouts: 2000,
             score_weight: 0.25,
             puct: PuctConfig::default(),
+            batch: network::DEFAULT_BATCH,
         }
     }
 }
@@ -246,7 +250,12 @@ impl MctsEngine {
                 threads,
             } => {
                 while threads.len() < n {
-                    threads.push(NetworkLeaves::new(net.clone(), cache.clone(), game));
+                    threads.push(NetworkLeaves::new(
+                        net.clone(),
+                        cache.clone(),
+                        game,
+                        self.config.batch,
+                    ));
                 }
             }
         }
@@ -340,21 +349,21 @@ impl Search<'_> {
             for (i, eval) in others.iter_mut().enumerate() {
                 let done = &done;
                 eval.begin_search(root_ref, seed.wrapping_add(i as u64 + 1));
-                let mut worker = Worker::new(&root_ref.board);
+                let mut workers = Worker::batch(eval.batch_size(), &root_ref.board);
                 scope.spawn(move || {
                     while !done.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
-                        worker.simulate(tree, root_ref, cfg, eval);
+                        Worker::simulate_batch(&mut workers, tree, root_ref, cfg, eval);
                     }
                 });
             }
             first.begin_search(root_ref, seed);
-            let mut worker = Worker::new(&root_ref.board);
+            let mut workers = Worker::batch(first.batch_size(), &root_ref.board);
             let mut last_report = Instant::now();
             let mut iterations = 0u64;
             // At least one simulation, so that even an immediate stop has a move.
             loop {
-                worker.simulate(tree, root_ref, cfg, first);
-                iterations += 1;
+                iterations +=
+                    Worker::simulate_batch(&mut workers, tree, root_ref, cfg, first) as u64;
                 if stop.load(Ordering::Relaxed)
                     || MctsEngine::should_stop(tree, root_ref, self.rule, start, iterations)
                 {

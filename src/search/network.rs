@@ -5,7 +5,10 @@
 //! playouts. Values are meant for PUCT selection.
 //!
 //! Each search thread has one of these, with its own [`nn::Evaluator`]
-//! buffers; they share the [`Network`] and a [`NetCache`].
+//! buffers; they share the [`Network`] and a [`NetCache`]. Leaves come in
+//! batches (one forward pass for all those the cache does not answer).
+//!
+//! [`nn::Evaluator`]: crate::nn::Evaluator
 
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::mcts::{playout_value, Root};
@@ -19,14 +22,33 @@ use crate::playout::PlayoutRng;
 use crate::priors::Prior;
 use std::sync::{Arc, Mutex};
 
+/// Leaves per batch unless configured otherwise.
+pub const DEFAULT_BATCH: usize = 4;
+
+/// A leaf waiting for the batch's forward pass.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    slot: usize,
+    /// Cache key of the leaf's net input.
+    key: u64,
+    /// What its value is centred and scaled on.
+    center: f64,
+}
+
 /// See the module documentation.
 pub struct NetworkLeaves {
     evaluator: Evaluator,
     cache: Arc<Mutex<NetCache>>,
-    /// The leaf's game: the root game with the path played on it.
-    game: Game,
-    eval: NetEval,
-    /// Black's policy (net order, pass last) and ownership of the last leaf.
+    /// Each slot's game: the root game with the path played on it.
+    games: Vec<Game>,
+    results: Vec<LeafEval>,
+    pending: Vec<Pending>,
+    /// Slots whose leaf another pending slot already holds: (slot, that slot).
+    duplicates: Vec<(usize, usize)>,
+    /// The batch's outputs and symmetries.
+    evals: Vec<NetEval>,
+    symmetries: Vec<u8>,
+    /// Black's policy (net order, pass last) and ownership of one evaluation.
     policy: Vec<f32>,
     ownership: Vec<f32>,
     rng: PlayoutRng,
@@ -42,103 +64,31 @@ fn lock(cache: &Mutex<NetCache>) -> std::sync::MutexGuard<'_, NetCache> {
     }
 }
 
-impl NetworkLeaves {
-    pub fn new(net: Arc<Network>, cache: Arc<Mutex<NetCache>>, game: &Game) -> NetworkLeaves {
-        NetworkLeaves {
-            evaluator: Evaluator::new(net),
-            cache,
-            game: game.clone(),
-            eval: NetEval::new(),
-            policy: Vec::with_capacity(19 * 19 + 1),
-            ownership: Vec::with_capacity(19 * 19),
-            rng: PlayoutRng::new(0),
-            fixed_symmetry: None,
-        }
-    }
-
-    /// Evaluates `self.game` (cache first) into `policy` and `ownership`;
-    /// returns Black's (win probability, score mean, score stdev), or `None`
-    /// if the net refuses the position (a board larger than 19×19).
-    fn judge_game(&mut self, node_key: u64) -> Option<CachedValue> {
-        let n = self.game.board().size();
-        self.policy.resize(n * n + 1, 0.0);
-        self.ownership.resize(n * n, 0.0);
-        let key = net_input_key(node_key, &self.game);
-        if let Some(v) = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership) {
-            return Some(v);
-        }
-        let symmetry = match self.fixed_symmetry {
-            Some(s) => s,
-            None => self.rng.below(8) as u8,
-        };
-        let value = self.run_net(symmetry)?;
-        lock(&self.cache).put(key, value, &self.policy, &self.ownership);
-        Some(value)
-    }
-
-    /// Runs the net on `self.game` under `symmetry` into `policy` and
-    /// `ownership`; Black's values.
-    fn run_net(&mut self, symmetry: u8) -> Option<CachedValue> {
-        let n = self.game.board().size();
-        self.policy.resize(n * n + 1, 0.0);
-        self.ownership.resize(n * n, 0.0);
-        if let Err(e) = self
-            .evaluator
-            .evaluate(&self.game, symmetry, 0.0, &mut self.eval)
-        {
-            crate::log_line!("tengen: network evaluation failed: {e}");
-            return None;
-        }
-        let e = &self.eval;
-        let sign = if e.view == Color::Black { 1.0 } else { -1.0 };
-        let win = e.win + 0.5 * e.no_result;
-        let value = CachedValue {
-            black_win: if e.view == Color::Black {
-                win
-            } else {
-                1.0 - win
-            },
-            black_score: sign * e.score_mean,
-            score_stdev: e.score_stdev,
-        };
-        for (dst, &p) in self.policy.iter_mut().zip(&e.policy) {
-            *dst = if p.is_nan() { 0.0 } else { p };
-        }
-        self.policy[n * n] = if e.pass_policy.is_nan() {
-            0.0
+/// Black's values, policy (net order, pass last; 0 where illegal) and
+/// ownership of a net evaluation.
+fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> CachedValue {
+    let n = e.board_size;
+    let sign = if e.view == Color::Black { 1.0 } else { -1.0 };
+    let win = e.win + 0.5 * e.no_result;
+    policy.clear();
+    policy.extend(e.policy.iter().map(|&p| if p.is_nan() { 0.0 } else { p }));
+    policy.resize(n * n, 0.0);
+    policy.push(if e.pass_policy.is_nan() {
+        0.0
+    } else {
+        e.pass_policy
+    });
+    ownership.clear();
+    ownership.extend(e.ownership.iter().map(|&o| sign * o));
+    ownership.resize(n * n, 0.0);
+    CachedValue {
+        black_win: if e.view == Color::Black {
+            win
         } else {
-            e.pass_policy
-        };
-        for (dst, &o) in self.ownership.iter_mut().zip(&e.ownership) {
-            *dst = sign * o;
-        }
-        Some(value)
-    }
-
-    /// Evaluates `game` as it stands (for the root's margin, dead stones
-    /// and final scores): Black's values, and Black's ownership by net
-    /// index (`y * n + x`) in `ownership()`.
-    pub fn judge(&mut self, game: &Game, node_key: u64) -> Option<CachedValue> {
-        self.game.clone_from(game);
-        self.judge_game(node_key)
-    }
-
-    /// Evaluates `game` under `symmetry`, past the cache: Black's values, and
-    /// Black's ownership in [`NetworkLeaves::ownership`].
-    pub fn judge_uncached(&mut self, game: &Game, symmetry: u8) -> Option<CachedValue> {
-        self.game.clone_from(game);
-        self.run_net(symmetry)
-    }
-
-    /// Black's ownership of the last position judged, `[y * n + x]`.
-    pub fn ownership(&self) -> &[f32] {
-        &self.ownership
-    }
-
-    /// Cache hits and misses so far.
-    pub fn cache_stats(&self) -> (u64, u64) {
-        let c = lock(&self.cache);
-        (c.hits, c.misses)
+            1.0 - win
+        },
+        black_score: sign * e.score_mean,
+        score_stdev: e.score_stdev,
     }
 }
 
@@ -152,13 +102,133 @@ pub fn ownership_by_point(board: &Board, net: &[f32], out: &mut Vec<f32>) {
     }
 }
 
+/// Fills `out` from a net evaluation of `board`'s position: value, margin,
+/// ownership and priors.
+#[allow(clippy::too_many_arguments)]
+fn fill(
+    out: &mut LeafEval,
+    board: &Board,
+    v: CachedValue,
+    policy: &[f32],
+    ownership: &[f32],
+    center: f64,
+    cfg: &SearchConfig,
+) {
+    let n = board.geometry().size();
+    out.kind = LeafKind::Judged;
+    out.moves.clear();
+    out.margin = v.black_score as f64;
+    out.score_stdev = v.score_stdev as f64;
+    out.value = net_value(
+        v.black_win as f64,
+        v.black_score as f64,
+        v.score_stdev as f64,
+        center,
+        n as f64,
+        cfg.score_weight,
+    );
+    ownership_by_point(board, ownership, &mut out.ownership);
+    out.priors.fill(Prior::default());
+    for p in board.geometry().points() {
+        out.priors[p.index()] = Prior {
+            visits: 0.0,
+            wins: policy[p.y() * n + p.x()],
+        };
+    }
+    out.pass_prior = Prior {
+        visits: 0.0,
+        wins: policy[n * n],
+    };
+    out.has_priors = true;
+}
+
+/// A leaf worth nothing to either side (the net could not judge it).
+fn neutral(out: &mut LeafEval) {
+    out.kind = LeafKind::Judged;
+    out.has_priors = false;
+    out.moves.clear();
+    out.ownership.clear();
+    out.margin = 0.0;
+    out.score_stdev = 0.0;
+    out.value = 0.5;
+}
+
+impl NetworkLeaves {
+    /// An evaluator for batches of `batch` leaves, starting from `game`.
+    pub fn new(
+        net: Arc<Network>,
+        cache: Arc<Mutex<NetCache>>,
+        game: &Game,
+        batch: usize,
+    ) -> NetworkLeaves {
+        let evaluator = Evaluator::with_batch(net, batch);
+        let batch = evaluator.max_batch();
+        NetworkLeaves {
+            evaluator,
+            cache,
+            games: vec![game.clone(); batch],
+            results: (0..batch).map(|_| LeafEval::new()).collect(),
+            pending: Vec::with_capacity(batch),
+            duplicates: Vec::with_capacity(batch),
+            evals: (0..batch).map(|_| NetEval::new()).collect(),
+            symmetries: Vec::with_capacity(batch),
+            policy: Vec::with_capacity(19 * 19 + 1),
+            ownership: Vec::with_capacity(19 * 19),
+            rng: PlayoutRng::new(0),
+            fixed_symmetry: None,
+        }
+    }
+
+    /// Evaluates `game` under `symmetry`, past the cache: Black's values;
+    /// Black's ownership is then in [`NetworkLeaves::ownership`]. `None` if
+    /// the net cannot evaluate it (a board larger than 19×19).
+    pub fn judge_uncached(&mut self, game: &Game, symmetry: u8) -> Option<CachedValue> {
+        if let Err(e) = self
+            .evaluator
+            .evaluate(game, symmetry, 0.0, &mut self.evals[0])
+        {
+            crate::log_line!("tengen: network evaluation failed: {e}");
+            return None;
+        }
+        Some(black_view(
+            &self.evals[0],
+            &mut self.policy,
+            &mut self.ownership,
+        ))
+    }
+
+    /// Black's ownership of the last position judged, `[y * n + x]`.
+    pub fn ownership(&self) -> &[f32] {
+        &self.ownership
+    }
+
+    /// Cache hits and misses so far (all threads).
+    pub fn cache_stats(&self) -> (u64, u64) {
+        let c = lock(&self.cache);
+        (c.hits, c.misses)
+    }
+
+    fn symmetry(&mut self) -> u8 {
+        match self.fixed_symmetry {
+            Some(s) => s,
+            None => self.rng.below(8) as u8,
+        }
+    }
+}
+
 impl LeafEvaluator for NetworkLeaves {
     fn selection(&self) -> Selection {
         Selection::Puct
     }
 
+    fn batch_size(&self) -> usize {
+        self.results.len()
+    }
+
     fn begin_search(&mut self, _root: &Root, seed: u64) {
         self.rng = PlayoutRng::new(seed);
+        self.pending.clear();
+        self.duplicates.clear();
     }
 
     fn descent_priors(
@@ -173,69 +243,116 @@ impl LeafEvaluator for NetworkLeaves {
         None
     }
 
-    fn evaluate(&mut self, leaf: LeafView, cfg: &SearchConfig, out: &mut LeafEval) {
-        out.kind = LeafKind::Judged;
-        out.has_priors = false;
-        out.moves.clear();
-        out.ownership.clear();
+    fn evaluate(&mut self, slot: usize, leaf: LeafView, cfg: &SearchConfig) {
         let root = leaf.root;
-        let size = leaf.board.geometry().size() as f64;
+        let out = &mut self.results[slot];
         if leaf.terminal {
             // Two passes: the board is counted as it stands, as the net's
             // training games were (area scoring, every stone alive).
             let margin = crate::score::area_margin_fast(leaf.board) as f64 - root.game.komi();
+            let size = leaf.board.geometry().size() as f64;
+            neutral(out);
             out.margin = margin;
-            out.score_stdev = 0.0;
             out.value = playout_value(margin, root.score_center, size, cfg.score_weight);
             return;
         }
-        self.game.clone_from(root.game);
+        let game = &mut self.games[slot];
+        game.clone_from(root.game);
         for &(mv, color) in leaf.path {
-            if self.game.play(color, mv).is_err() {
+            if game.play(color, mv).is_err() {
                 // The tree plays only legal moves; should one slip through,
                 // the leaf is worth nothing to either side.
                 crate::log_line!("tengen: the search played an illegal {mv:?}");
-                out.margin = 0.0;
-                out.score_stdev = 0.0;
-                out.value = 0.5;
+                neutral(out);
                 return;
             }
         }
-        let Some(v) = self.judge_game(leaf.key) else {
-            out.margin = 0.0;
-            out.score_stdev = 0.0;
-            out.value = 0.5;
-            return;
-        };
-        out.margin = v.black_score as f64;
-        out.score_stdev = v.score_stdev as f64;
-        out.value = net_value(
-            v.black_win as f64,
-            v.black_score as f64,
-            v.score_stdev as f64,
-            root.score_center,
-            size,
-            cfg.score_weight,
-        );
-        let board = self.game.board();
-        ownership_by_point(board, &self.ownership, &mut out.ownership);
-        let n = board.geometry().size();
-        out.priors.fill(Prior::default());
-        for p in board.geometry().points() {
-            out.priors[p.index()] = Prior {
-                visits: 0.0,
-                wins: self.policy[p.y() * n + p.x()],
-            };
+        let n = game.board().size();
+        self.policy.resize(n * n + 1, 0.0);
+        self.ownership.resize(n * n, 0.0);
+        let key = net_input_key(leaf.key, game);
+        let cached = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership);
+        match cached {
+            Some(v) => fill(
+                out,
+                game.board(),
+                v,
+                &self.policy,
+                &self.ownership,
+                root.score_center,
+                cfg,
+            ),
+            None => match self.pending.iter().find(|p| p.key == key) {
+                // Two descents of the batch reached one leaf: evaluate once.
+                Some(p) => self.duplicates.push((slot, p.slot)),
+                None => self.pending.push(Pending {
+                    slot,
+                    key,
+                    center: root.score_center,
+                }),
+            },
         }
-        out.pass_prior = Prior {
-            visits: 0.0,
-            wins: self.policy[n * n],
-        };
-        out.has_priors = true;
     }
 
-    /// The table's mean once the root has a few results, else the net's
-    /// score of the root.
+    fn finish(&mut self, cfg: &SearchConfig) {
+        if self.pending.is_empty() {
+            self.duplicates.clear();
+            return;
+        }
+        self.symmetries.clear();
+        for _ in 0..self.pending.len() {
+            let s = self.symmetry();
+            self.symmetries.push(s);
+        }
+        let mut games: smallvec::SmallVec<[&Game; 32]> = smallvec::SmallVec::new();
+        games.extend(self.pending.iter().map(|p| &self.games[p.slot]));
+        let done = self
+            .evaluator
+            .evaluate_batch(&games, &self.symmetries, 0.0, &mut self.evals);
+        if let Err(e) = done {
+            crate::log_line!("tengen: network evaluation failed: {e}");
+            for p in &self.pending {
+                neutral(&mut self.results[p.slot]);
+            }
+            for &(slot, _) in &self.duplicates {
+                neutral(&mut self.results[slot]);
+            }
+            self.pending.clear();
+            self.duplicates.clear();
+            return;
+        }
+        for (i, p) in self.pending.iter().enumerate() {
+            let v = black_view(&self.evals[i], &mut self.policy, &mut self.ownership);
+            lock(&self.cache).put(p.key, v, &self.policy, &self.ownership);
+            fill(
+                &mut self.results[p.slot],
+                self.games[p.slot].board(),
+                v,
+                &self.policy,
+                &self.ownership,
+                p.center,
+                cfg,
+            );
+        }
+        self.pending.clear();
+        for &(slot, source) in &self.duplicates {
+            let (a, b) = (slot.min(source), slot.max(source));
+            let (low, high) = self.results.split_at_mut(b);
+            if slot < source {
+                low[a].clone_from(&high[0]);
+            } else {
+                high[0].clone_from(&low[a]);
+            }
+        }
+        self.duplicates.clear();
+    }
+
+    fn result(&self, slot: usize) -> &LeafEval {
+        &self.results[slot]
+    }
+
+    /// The table's mean once the root has a result, else the net's score
+    /// of the root.
     fn expected_margin(
         &mut self,
         root: &Root,
@@ -251,7 +368,8 @@ impl LeafEvaluator for NetworkLeaves {
                 return margin;
             }
         }
-        self.judge(root.game, root.key)
+        let symmetry = self.symmetry();
+        self.judge_uncached(root.game, symmetry)
             .map_or(0.0, |v| v.black_score as f64)
     }
 }

@@ -251,3 +251,26 @@ pub fn skipped(why: &str, required_in_ci: bool) {
     );
     let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
 }
+
+/// The path of KataGo's small test net (b6c96) in `../shared/nets/`, or
+/// `None` after a [`skipped`] notice (a failure under `CI=true`).
+pub fn b6c96_path() -> Option<std::path::PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
+    if p.exists() {
+        return Some(p);
+    }
+    skipped("no b6c96 net in ../shared/nets", true);
+    None
+}
+
+/// The b6c96 net, loaded once per test module; `None` as for [`b6c96_path`].
+pub fn b6c96() -> Option<Arc<tengen::nn::Network>> {
+    static NET: std::sync::OnceLock<Arc<tengen::nn::Network>> = std::sync::OnceLock::new();
+    if let Some(net) = NET.get() {
+        return Some(net.clone());
+    }
+    let path = b6c96_path()?;
+    let net = Arc::new(tengen::nn::Network::load(&path).expect("the b6c96 net loads"));
+    Some(NET.get_or_init(|| net).clone())
+}

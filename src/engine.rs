@@ -118,6 +118,12 @@ pub trait Engine: Send {
     /// `final_status_list dead` and `final_score`).
     fn dead_stones(&mut self, game: &Game) -> Vec<Point>;
 
+    /// The stones this engine believes in seki in `game`'s position (for
+    /// `final_status_list seki`); none by default.
+    fn seki_stones(&mut self, _game: &Game) -> Vec<Point> {
+        Vec::new()
+    }
+
     /// A new game starts: forget whatever was learnt about the old one.
     fn clear(&mut self) {}
 }

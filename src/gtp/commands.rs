@@ -476,8 +476,8 @@ fn cmd_final_score(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 }
 
 /// `final_status_list alive|dead|seki` → the stones with that status, one chain
-/// per line. tengen does not detect seki: `seki` is always empty and seki
-/// stones are listed as alive.
+/// per line. Seki comes from the network's ownership (without `--model`,
+/// `seki` is empty and seki stones are listed as alive).
 fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     arity(cmd, 1)?;
     let status = cmd.args[0].to_ascii_lowercase();
@@ -489,9 +489,13 @@ fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
         }
         "alive" => {
             let dead = dead_stones(s);
-            Box::new(move |p| !dead.contains(&p))
+            let seki = s.engine.seki_stones(&s.game);
+            Box::new(move |p| !dead.contains(&p) && !seki.contains(&p))
         }
-        "seki" => Box::new(|_| false),
+        "seki" => {
+            let seki = s.engine.seki_stones(&s.game);
+            Box::new(move |p| seki.contains(&p))
+        }
         _ => return Err(GtpError::syntax()),
     };
     let board = s.game.board();

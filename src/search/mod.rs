@@ -713,8 +713,27 @@ impl Engine for MctsEngine {
         settling.dead_stones_checked(game.board(), &searched)
     }
 
+    /// From the network's ownership: chains neither side owns that share a
+    /// liberty ([`OwnershipMap::seki_stones`]), never a dead one. Without a
+    /// network, none (playouts cannot tell a seki from an open fight).
+    fn seki_stones(&mut self, game: &Game) -> Vec<Point> {
+        let Some(map) = self.network_ownership(game) else {
+            return Vec::new();
+        };
+        let dead = self.dead_stones(game);
+        let mut seki = map.seki_stones(game.board());
+        seki.retain(|p| !dead.contains(p));
+        seki
+    }
+
     fn clear(&mut self) {
         lock(&self.tree).table.clear();
+        if let Leaves::Network { cache, .. } = &self.leaves {
+            match cache.lock() {
+                Ok(mut c) => c.clear(),
+                Err(poisoned) => poisoned.into_inner().clear(),
+            }
+        }
     }
 }
 

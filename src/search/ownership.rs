@@ -14,6 +14,10 @@ use crate::score::{count, playout_owner};
 /// A chain is dead when its mean ownership, seen from its own colour, is below this.
 pub const DEAD_BELOW: f64 = -0.4;
 
+/// A point nobody owns has its mean ownership within this of 0 (see
+/// [`OwnershipMap::seki_stones`]).
+pub const SEKI_WITHIN: f64 = 0.35;
+
 /// Ownership sums over playouts (Black = +1 per playout) or network
 /// evaluations (Black's expected ownership, -1..=1, per evaluation).
 #[derive(Clone, Debug)]
@@ -95,6 +99,41 @@ impl OwnershipMap {
     pub fn dead_stones(&self, board: &Board) -> Vec<Point> {
         let own = self.chain_means(board);
         stones_where(board, |p| own[p.index()] < DEAD_BELOW)
+    }
+
+    /// The stones in seki by this map: those of chains around an empty
+    /// point nobody owns (mean ownership within [`SEKI_WITHIN`] of 0) that
+    /// both colours' stones touch and where either colour's stone would be
+    /// in atari at once: a shared liberty neither side can fill. (Under area
+    /// scoring a seki's stones count for their own colour, so the chains
+    /// themselves look owned; their shared liberty does not.) Dead chains
+    /// are for the caller to leave out.
+    pub fn seki_stones(&self, board: &Board) -> Vec<Point> {
+        let mut seki = [false; CELLS];
+        for p in board.geometry().points() {
+            if board.at(p).color().is_some() || self.black(p).abs() >= SEKI_WITHIN {
+                continue;
+            }
+            let touches = |c: Color| {
+                p.neighbors()
+                    .iter()
+                    .any(|&n| board.at(n).color() == Some(c))
+            };
+            let fills_badly = |c: Color| board.liberties_after(p, c, 2) < 2;
+            if [Color::Black, Color::White]
+                .iter()
+                .all(|&c| touches(c) && fills_badly(c))
+            {
+                for n in p.neighbors() {
+                    if board.at(n).color().is_some() {
+                        for s in board.chain_stones(n) {
+                            seki[s.index()] = true;
+                        }
+                    }
+                }
+            }
+        }
+        stones_where(board, |p| seki[p.index()])
     }
 
     /// Whether some chain is in doubt by this map: leaning to the opponent

@@ -1,10 +1,23 @@
 //! Analysis streaming over pipes: `lz-analyze` / `kata-analyze` started, then
 //! interrupted by an arbitrary next line (`protocol_version`, as Sabaki's
 //! `sendAbort` does), with the output parsed the way Sabaki parses it
-//! (shared/docs/gtp-clients.md §5.3).
+//! (shared/docs/gtp-clients.md §5.3). Each test runs the classical engine
+//! and, when the b6c96 net is at hand, the network engine (`--model`).
 
 mod common;
 use common::{is_vertex, Engine};
+
+/// `tengen ARGS` and, with the b6c96 net, `tengen ARGS --model b6c96`.
+fn engines(args: &[&str]) -> Vec<Engine> {
+    let mut v = vec![Engine::spawn(args)];
+    if let Some(net) = common::b6c96_path() {
+        let net = net.to_string_lossy().into_owned();
+        let mut with_net = args.to_vec();
+        with_net.extend(["--model", net.as_str()]);
+        v.push(Engine::spawn(&with_net));
+    }
+    v
+}
 
 /// One variation as Sabaki reads it.
 #[derive(Debug)]
@@ -117,74 +130,93 @@ fn interrupt(e: &mut Engine, line: &str) -> Vec<String> {
 
 #[test]
 fn lz_analyze_interrupted_by_protocol_version() {
-    let mut e = Engine::spawn(&["--size", "9"]);
-    e.ok("play B E5");
-    e.send("lz-analyze W 10");
-    assert_eq!(e.line(), "=\n", "header");
-    for line in info_lines(&mut e, 3) {
-        // lz-analyze sends winrates as integers 0..=10000.
-        for token in line.split(" winrate ").skip(1) {
-            let raw = token.split(' ').next().unwrap();
-            assert!(
-                raw.parse::<u32>().is_ok_and(|w| w <= 10_000),
-                "{raw:?} in {line}"
-            );
+    for mut e in engines(&["--size", "9"]) {
+        e.ok("play B E5");
+        e.send("lz-analyze W 10");
+        assert_eq!(e.line(), "=\n", "header");
+        for line in info_lines(&mut e, 3) {
+            // lz-analyze sends winrates as integers 0..=10000.
+            for token in line.split(" winrate ").skip(1) {
+                let raw = token.split(' ').next().unwrap();
+                assert!(
+                    raw.parse::<u32>().is_ok_and(|w| w <= 10_000),
+                    "{raw:?} in {line}"
+                );
+            }
+            let vars = sabaki_parse(&line, false);
+            assert!(!vars.is_empty(), "{line}");
+            for v in vars {
+                assert!(
+                    is_vertex(&v.mv, 9) && v.visits > 0 && v.pv.first() == Some(&v.mv),
+                    "{v:?}"
+                );
+                assert!(v.pv.iter().all(|m| is_vertex(m, 9)));
+                assert_eq!(v.score_lead, None);
+                assert!((0.0..=100.0).contains(&v.winrate), "{v:?}");
+            }
         }
-        let vars = sabaki_parse(&line, false);
-        assert!(!vars.is_empty(), "{line}");
-        for v in vars {
-            assert!(
-                is_vertex(&v.mv, 9) && v.visits > 0 && v.pv.first() == Some(&v.mv),
-                "{v:?}"
-            );
-            assert!(v.pv.iter().all(|m| is_vertex(m, 9)));
-            assert_eq!(v.score_lead, None);
-            assert!((0.0..=100.0).contains(&v.winrate), "{v:?}");
-        }
+        interrupt(&mut e, "protocol_version");
+        assert_eq!(e.raw_response(), "= 2\n\n");
+        // The engine is in sync: the analysis did not change the game.
+        assert_eq!(e.fail("play W E5"), "illegal move");
+        e.ok("play W D5");
     }
-    interrupt(&mut e, "protocol_version");
-    assert_eq!(e.raw_response(), "= 2\n\n");
-    // The engine is in sync: the analysis did not change the game.
-    assert_eq!(e.fail("play W E5"), "illegal move");
-    e.ok("play W D5");
 }
 
 #[test]
 fn kata_analyze_with_ownership_and_root_info() {
-    let mut e = Engine::spawn(&["--size", "9"]);
-    e.send("7 kata-analyze B interval 10 maxmoves 1 rootInfo true ownership true");
-    assert_eq!(e.line(), "=7\n");
-    for line in info_lines(&mut e, 2) {
-        // Sabaki would not ask for these fields; KataGo clients read them
-        // after the last `pv`.
-        let (infos, ownership) = line.split_once(" ownership ").unwrap();
-        assert_eq!(ownership.split(' ').count(), 81);
-        assert!(ownership
-            .split(' ')
-            .all(|v| v.contains('.') && v.parse::<f64>().unwrap().abs() <= 1.0));
-        let (infos, root) = infos.split_once(" rootInfo ").unwrap();
-        assert!(root.starts_with("visits "));
-        // kata-analyze sends winrates as floats with a decimal point, 0..=1.
-        for token in infos.split(" winrate ").skip(1) {
-            let raw = token.split(' ').next().unwrap();
+    for mut e in engines(&["--size", "9"]) {
+        e.send("7 kata-analyze B interval 10 maxmoves 1 rootInfo true ownership true");
+        assert_eq!(e.line(), "=7\n");
+        for line in info_lines(&mut e, 2) {
+            // Sabaki would not ask for these fields; KataGo clients read them
+            // after the last `pv`.
+            let (infos, ownership) = line.split_once(" ownership ").unwrap();
+            assert_eq!(ownership.split(' ').count(), 81);
+            assert!(ownership
+                .split(' ')
+                .all(|v| v.contains('.') && v.parse::<f64>().unwrap().abs() <= 1.0));
+            let (infos, root) = infos.split_once(" rootInfo ").unwrap();
+            assert!(root.starts_with("visits "));
+            // kata-analyze sends winrates as floats with a decimal point, 0..=1.
+            for token in infos.split(" winrate ").skip(1) {
+                let raw = token.split(' ').next().unwrap();
+                assert!(
+                    raw.contains('.') && raw.parse::<f64>().is_ok_and(|w| (0.0..=1.0).contains(&w)),
+                    "{raw:?}"
+                );
+            }
+            // KataGo's fields, each with a number (the network engine's
+            // score has a spread).
+            for key in [
+                "utility",
+                "scoreMean",
+                "scoreStdev",
+                "scoreLead",
+                "prior",
+                "lcb",
+            ] {
+                let value = infos
+                    .split(&format!(" {key} "))
+                    .nth(1)
+                    .and_then(|rest| rest.split(' ').next())
+                    .and_then(|v| v.parse::<f64>().ok());
+                assert!(value.is_some_and(f64::is_finite), "{key} in {infos}");
+            }
+            let vars = sabaki_parse(infos, true);
+            assert_eq!(vars.len(), 1, "maxmoves 1");
+            assert!(vars[0].score_lead.is_some());
             assert!(
-                raw.contains('.') && raw.parse::<f64>().is_ok_and(|w| (0.0..=1.0).contains(&w)),
-                "{raw:?}"
+                (0.0..=100.0).contains(&vars[0].winrate),
+                "read as a float: {:?}",
+                vars[0]
             );
         }
-        let vars = sabaki_parse(infos, true);
-        assert_eq!(vars.len(), 1, "maxmoves 1");
-        assert!(vars[0].score_lead.is_some());
-        assert!(
-            (0.0..=100.0).contains(&vars[0].winrate),
-            "read as a float: {:?}",
-            vars[0]
-        );
+        // Any line stops analysis, even an empty one (which gets no response).
+        interrupt(&mut e, "");
+        e.send("8 name");
+        assert_eq!(e.raw_response(), "=8 tengen\n\n");
     }
-    // Any line stops analysis, even an empty one (which gets no response).
-    interrupt(&mut e, "");
-    e.send("8 name");
-    assert_eq!(e.raw_response(), "=8 tengen\n\n");
 }
 
 #[test]
@@ -235,79 +267,81 @@ fn avoid_and_allow_filter_the_moves() {
 
 #[test]
 fn genmove_analyze_ends_with_play() {
-    let mut e = Engine::spawn(&["--size", "9"]);
-    e.send("lz-genmove_analyze b 1");
-    assert_eq!(e.line(), "=\n");
-    let mv = loop {
-        let l = e.line();
-        if let Some(m) = l.strip_prefix("play ") {
-            break m.trim().to_string();
+    for mut e in engines(&["--size", "9"]) {
+        e.send("lz-genmove_analyze b 1");
+        assert_eq!(e.line(), "=\n");
+        let mv = loop {
+            let l = e.line();
+            if let Some(m) = l.strip_prefix("play ") {
+                break m.trim().to_string();
+            }
+            sabaki_parse(l.trim_end(), false);
+        };
+        assert_eq!(e.line(), "\n");
+        assert!(is_vertex(&mv, 9) || mv == "pass", "{mv}");
+        // The move was played.
+        if mv != "pass" {
+            assert_eq!(e.fail(&format!("play w {mv}")), "illegal move");
         }
-        sabaki_parse(l.trim_end(), false);
-    };
-    assert_eq!(e.line(), "\n");
-    assert!(is_vertex(&mv, 9) || mv == "pass", "{mv}");
-    // The move was played.
-    if mv != "pass" {
-        assert_eq!(e.fail(&format!("play w {mv}")), "illegal move");
+        // Interval 0: no line while thinking, and one with the final state.
+        e.send("3 kata-genmove_analyze w 0");
+        assert_eq!(e.line(), "=3\n");
+        let mut infos = Vec::new();
+        let played = loop {
+            let l = e.line();
+            if let Some(m) = l.strip_prefix("play ") {
+                break m.trim().to_string();
+            }
+            infos.push(l);
+        };
+        assert_eq!(e.line(), "\n");
+        assert_eq!(infos.len(), 1, "{infos:?}");
+        assert!(
+            infos[0].starts_with(&format!("info move {played} ")),
+            "the final line leads with the move played, {played}: {}",
+            infos[0]
+        );
+        e.ok("undo");
+        e.ok("undo");
+        assert_eq!(e.fail("undo"), "cannot undo");
     }
-    // Interval 0: no line while thinking, and one with the final state.
-    e.send("3 kata-genmove_analyze w 0");
-    assert_eq!(e.line(), "=3\n");
-    let mut infos = Vec::new();
-    let played = loop {
-        let l = e.line();
-        if let Some(m) = l.strip_prefix("play ") {
-            break m.trim().to_string();
-        }
-        infos.push(l);
-    };
-    assert_eq!(e.line(), "\n");
-    assert_eq!(infos.len(), 1, "{infos:?}");
-    assert!(
-        infos[0].starts_with(&format!("info move {played} ")),
-        "the final line leads with the move played, {played}: {}",
-        infos[0]
-    );
-    e.ok("undo");
-    e.ok("undo");
-    assert_eq!(e.fail("undo"), "cannot undo");
 }
 
 /// GoGui's ownership `dboard`: one row per board line, values in [-1, 1] from
 /// Black's point of view whoever is to move, and listed for the Analyze menu.
 #[test]
 fn gogui_ownership_dboard_reads_from_blacks_side() {
-    let mut e = Engine::spawn(&["--size", "5"]);
-    assert!(e
-        .ok("gogui-analyze_commands")
-        .lines()
-        .any(|l| l.starts_with("dboard/") && l.contains("tengen-ownership")));
-    // Black holds the two bottom lines behind a wall on line 3, White the top
-    // line behind a wall on line 4.
-    for x in ["A", "B", "C", "D", "E"] {
-        e.ok(&format!("play b {x}3"));
-        e.ok(&format!("play w {x}4"));
-    }
-    for color in ["b", "w"] {
-        let board = e.ok(&format!("tengen-ownership {color} 0.3"));
-        let rows: Vec<Vec<f64>> = board
+    for mut e in engines(&["--size", "5"]) {
+        assert!(e
+            .ok("gogui-analyze_commands")
             .lines()
-            .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
-            .collect();
-        assert_eq!(rows.len(), 5, "{board}");
-        assert!(
-            rows.iter()
-                .all(|r| r.len() == 5 && r.iter().all(|v| v.abs() <= 1.0)),
-            "{board}"
-        );
-        assert!(
-            rows[4][0] > 0.5 && rows[3][4] > 0.5,
-            "Black's side, {color} to move:\n{board}"
-        );
-        assert!(
-            rows[0][0] < -0.5 && rows[0][4] < -0.5,
-            "White's side, {color} to move:\n{board}"
-        );
+            .any(|l| l.starts_with("dboard/") && l.contains("tengen-ownership")));
+        // Black holds the two bottom lines behind a wall on line 3, White the top
+        // line behind a wall on line 4.
+        for x in ["A", "B", "C", "D", "E"] {
+            e.ok(&format!("play b {x}3"));
+            e.ok(&format!("play w {x}4"));
+        }
+        for color in ["b", "w"] {
+            let board = e.ok(&format!("tengen-ownership {color} 0.3"));
+            let rows: Vec<Vec<f64>> = board
+                .lines()
+                .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+                .collect();
+            assert_eq!(rows.len(), 5, "{board}");
+            assert!(
+                rows.iter()
+                    .all(|r| r.len() == 5 && r.iter().all(|v| v.abs() <= 1.0)),
+                "{board}"
+            );
+            assert!(
+                rows[4][0] > 0.5 && rows[3][4] > 0.5,
+                "Black's side, {color} to move:\n{board}"
+            );
+            assert!(
+                rows[0][0] < -0.5 && rows[0][4] < -0.5,
+                "White's side, {color} to move:\n{board}"
+            );
+        }
     }
 }

@@ -1,6 +1,10 @@
 //! The search engine's behaviour through the `Engine` contract: shared nodes,
 //! reuse between moves, analysis streaming, stopping, threads, pass, cleanup,
-//! resignation and dead stones.
+//! resignation and dead stones. The tests of pass, cleanup, resignation,
+//! threads and win rates run both evaluators (the network's with the b6c96
+//! net when it is at hand).
+
+mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -16,6 +20,33 @@ fn engine(tt_mb: usize, transpositions: bool) -> MctsEngine {
         transpositions,
         ..SearchConfig::default()
     })
+}
+
+/// Makers of fresh engines of each kind from `config`: the classical search,
+/// and the network search with the b6c96 net when it is at hand.
+/// A named maker of fresh engines.
+type Kind = (&'static str, Box<dyn Fn() -> MctsEngine>);
+
+fn kinds(config: SearchConfig) -> Vec<Kind> {
+    let classical = config.clone();
+    let mut v: Vec<Kind> = vec![(
+        "classical",
+        Box::new(move || MctsEngine::new(classical.clone())),
+    )];
+    if let Some(net) = common::b6c96() {
+        v.push((
+            "network",
+            Box::new(move || MctsEngine::with_network(config.clone(), net.clone()).unwrap()),
+        ));
+    }
+    v
+}
+
+fn small() -> SearchConfig {
+    SearchConfig {
+        tt_mb: 4,
+        ..SearchConfig::default()
+    }
 }
 
 fn with_playouts(n: u64) -> GenmoveOptions {
@@ -219,17 +250,19 @@ fn a_stopped_search_still_answers_and_threads_work() {
         "stopped at once: {}",
         r.visits
     );
-    let mut two = MctsEngine::new(SearchConfig {
+    let two_threads = SearchConfig {
         threads: 2,
         tt_mb: 16,
         ..SearchConfig::default()
-    });
-    let (d, r) = genmove(&mut two, &game, Color::Black, &with_playouts(2000));
-    let Decision::Play(mv) = d else {
-        panic!("resigned")
     };
-    assert!(game.is_legal(Color::Black, mv));
-    assert!(r.visits >= 1000, "{}", r.visits);
+    for (name, fresh) in kinds(two_threads) {
+        let (d, r) = genmove(&mut fresh(), &game, Color::Black, &with_playouts(400));
+        let Decision::Play(mv) = d else {
+            panic!("{name} resigned")
+        };
+        assert!(game.is_legal(Color::Black, mv), "{name}");
+        assert!(r.visits >= 400, "{name}: {}", r.visits);
+    }
 }
 
 /// Black's area, all alive, with a dead white stone at (2,0); White has just passed.
@@ -243,34 +276,35 @@ const WON: [&str; 5] = [
 
 #[test]
 fn passes_when_won_but_cleans_up_dead_stones_first() {
-    let mut game = position(&WON, Color::White, 0.5, 0);
-    game.play(Color::White, Move::Pass).unwrap();
-    let dead = engine(4, true).dead_stones(&game);
-    assert_eq!(dead, vec![game.board().geometry().point(2, 0).unwrap()]);
-    let (d, _) = genmove(
-        &mut engine(4, true),
-        &game,
-        Color::Black,
-        &with_playouts(500),
-    );
-    assert_eq!(d, Decision::Play(Move::Pass));
-    let cleanup = GenmoveOptions {
-        cleanup: true,
-        ..with_playouts(500)
-    };
-    let (d, _) = genmove(&mut engine(4, true), &game, Color::Black, &cleanup);
-    assert!(matches!(d, Decision::Play(Move::Play(_))), "{d:?}");
-    // Once the dead stone is captured, cleanup passes after White's pass.
-    let mut cleaned = game.clone();
-    let g = game.board().geometry();
-    for (x, y) in [(2, 1), (1, 0)] {
-        let p = g.point(x, y).unwrap();
-        cleaned.play(Color::Black, Move::Play(p)).unwrap();
-        cleaned.play(Color::White, Move::Pass).unwrap();
+    for (name, fresh) in kinds(small()) {
+        let mut game = position(&WON, Color::White, 0.5, 0);
+        game.play(Color::White, Move::Pass).unwrap();
+        let dead = fresh().dead_stones(&game);
+        assert_eq!(
+            dead,
+            vec![game.board().geometry().point(2, 0).unwrap()],
+            "{name}"
+        );
+        let (d, _) = genmove(&mut fresh(), &game, Color::Black, &with_playouts(500));
+        assert_eq!(d, Decision::Play(Move::Pass), "{name}");
+        let cleanup = GenmoveOptions {
+            cleanup: true,
+            ..with_playouts(500)
+        };
+        let (d, _) = genmove(&mut fresh(), &game, Color::Black, &cleanup);
+        assert!(matches!(d, Decision::Play(Move::Play(_))), "{name}: {d:?}");
+        // Once the dead stone is captured, cleanup passes after White's pass.
+        let mut cleaned = game.clone();
+        let g = game.board().geometry();
+        for (x, y) in [(2, 1), (1, 0)] {
+            let p = g.point(x, y).unwrap();
+            cleaned.play(Color::Black, Move::Play(p)).unwrap();
+            cleaned.play(Color::White, Move::Pass).unwrap();
+        }
+        assert!(cleaned.board().at(g.point(2, 0).unwrap()) == tengen::Stone::Empty);
+        let (d, _) = genmove(&mut fresh(), &cleaned, Color::Black, &cleanup);
+        assert_eq!(d, Decision::Play(Move::Pass), "{name}");
     }
-    assert!(cleaned.board().at(g.point(2, 0).unwrap()) == tengen::Stone::Empty);
-    let (d, _) = genmove(&mut engine(4, true), &cleaned, Color::Black, &cleanup);
-    assert_eq!(d, Decision::Play(Move::Pass));
 }
 
 /// White owns the board with many eyes; Black has nothing.
@@ -284,35 +318,28 @@ const LOST: [&str; 5] = [
 
 #[test]
 fn resigns_when_lost_but_not_in_the_opening_nor_when_told_not_to() {
-    let late = position(&LOST, Color::Black, 0.5, 14);
-    let (d, r) = genmove(
-        &mut engine(4, true),
-        &late,
-        Color::Black,
-        &with_playouts(500),
-    );
-    assert_eq!(d, Decision::Resign, "winrate {}", r.winrate);
-    let early = position(&LOST, Color::Black, 0.5, 0);
-    let (d, _) = genmove(
-        &mut engine(4, true),
-        &early,
-        Color::Black,
-        &with_playouts(500),
-    );
-    assert_ne!(d, Decision::Resign, "never in the opening");
-    let mut never = MctsEngine::new(SearchConfig {
-        tt_mb: 4,
-        resign_threshold: 0.0,
-        ..SearchConfig::default()
-    });
-    let (d, _) = genmove(&mut never, &late, Color::Black, &with_playouts(500));
-    assert_ne!(d, Decision::Resign, "threshold 0 never resigns");
-    let no_resign = GenmoveOptions {
-        allow_resign: false,
-        ..with_playouts(500)
-    };
-    let (d, _) = genmove(&mut engine(4, true), &late, Color::Black, &no_resign);
-    assert_ne!(d, Decision::Resign);
+    for (name, fresh) in kinds(small()) {
+        let late = position(&LOST, Color::Black, 0.5, 14);
+        let (d, r) = genmove(&mut fresh(), &late, Color::Black, &with_playouts(500));
+        assert_eq!(d, Decision::Resign, "{name}: winrate {}", r.winrate);
+        let early = position(&LOST, Color::Black, 0.5, 0);
+        let (d, _) = genmove(&mut fresh(), &early, Color::Black, &with_playouts(500));
+        assert_ne!(d, Decision::Resign, "{name}: never in the opening");
+        let never = SearchConfig {
+            resign_threshold: 0.0,
+            ..small()
+        };
+        for (name, never) in kinds(never) {
+            let (d, _) = genmove(&mut never(), &late, Color::Black, &with_playouts(500));
+            assert_ne!(d, Decision::Resign, "{name}: threshold 0 never resigns");
+        }
+        let no_resign = GenmoveOptions {
+            allow_resign: false,
+            ..with_playouts(500)
+        };
+        let (d, _) = genmove(&mut fresh(), &late, Color::Black, &no_resign);
+        assert_ne!(d, Decision::Resign);
+    }
 }
 
 /// The score utility must not bend the reported win rate: in a position every
@@ -326,18 +353,19 @@ fn a_won_position_reports_a_win_rate_near_one() {
         for komi in [0.5, 0.0] {
             for score_weight in [0.0, 0.25, 0.5] {
                 let game = position(rows, winner, komi, 14);
-                let mut e = MctsEngine::new(SearchConfig {
-                    tt_mb: 4,
+                let config = SearchConfig {
                     score_weight,
                     resign_threshold: 0.0,
-                    ..SearchConfig::default()
-                });
-                let (_, r) = genmove(&mut e, &game, winner, &with_playouts(500));
-                assert!(
-                    r.winrate > 0.95,
-                    "{winner:?}, komi {komi}, weight {score_weight}: {}",
-                    r.winrate
-                );
+                    ..small()
+                };
+                for (name, fresh) in kinds(config) {
+                    let (_, r) = genmove(&mut fresh(), &game, winner, &with_playouts(500));
+                    assert!(
+                        r.winrate > 0.95,
+                        "{name}: {winner:?}, komi {komi}, weight {score_weight}: {}",
+                        r.winrate
+                    );
+                }
             }
         }
     }

@@ -64,6 +64,8 @@ pub struct LeafEval {
     /// for [`LeafKind::Judged`].
     pub margin: f64,
     pub score_stdev: f64,
+    /// Black's winning chance, 0..=1, for [`LeafKind::Judged`].
+    pub black_win: f64,
     /// Black's expected ownership by point index (empty: none).
     pub ownership: Vec<f32>,
     /// Stones played by the playout, for AMAF ([`LeafKind::PlayedOut`]).
@@ -82,6 +84,7 @@ impl LeafEval {
             value: 0.5,
             margin: 0.0,
             score_stdev: 0.0,
+            black_win: 0.5,
             ownership: Vec::with_capacity(crate::board::CELLS),
             moves: Vec::with_capacity(1024),
             priors: vec![Prior::default(); crate::board::CELLS],

@@ -168,7 +168,7 @@ pub struct Worker {
 
 /// 1 for a Black win by `margin` (komi included), 0 for a loss, ½ for a draw.
 #[inline]
-fn win_value(margin: f64) -> f64 {
+pub fn win_value(margin: f64) -> f64 {
     if margin > 0.0 {
         1.0
     } else if margin < 0.0 {
@@ -624,30 +624,28 @@ impl Worker {
         t.simulations += 1;
         let played_out =
             matches!(leaf, Leaf::Evaluate { .. }) && result.kind == LeafKind::PlayedOut;
-        let (mut q, margin, outcome, margin_sq) = match leaf {
+        let (mut q, margin, outcome, margin_sq, win) = match leaf {
             Leaf::Evaluate { slot, .. } => {
                 t.playouts += 1;
-                let (margin, v, margin_sq) = if played_out {
+                let (margin, v, margin_sq, win) = if played_out {
                     let margin = t.ownership.add(&self.board) as f64 - komi;
                     let size = self.board.geometry().size() as f64;
                     // Also the AMAF value: RAVE must blend like with like.
                     let v = playout_value(margin, root.score_center, size, cfg.score_weight);
-                    (margin, v, margin * margin)
+                    (margin, v, margin * margin, win_value(margin))
                 } else {
                     if !result.ownership.is_empty() {
                         t.ownership.add_black(&self.board, &result.ownership);
                     }
                     let (m, sd) = (result.margin, result.score_stdev);
-                    (m, result.value, m * m + sd * sd)
+                    (m, result.value, m * m + sd * sd, result.black_win)
                 };
                 let q = match slot.filter(|&s| t.table.node(s).key != 0) {
                     Some(s) => {
                         let n = t.table.node_mut(s);
                         n.own_n += 1;
                         n.own_sum += v;
-                        n.score_sum += margin;
-                        n.score_sq_sum += margin_sq;
-                        n.score_n += 1;
+                        n.record(margin, margin_sq, win);
                         let q = n.value();
                         if result.has_priors && !played_out && !t.table.node(s).is_expanded() {
                             let color = self.path.last().map_or(root.color, |st| st.mover.opp());
@@ -666,16 +664,17 @@ impl Worker {
                     }
                     None => v,
                 };
-                (q, margin, v, margin_sq)
+                (q, margin, v, margin_sq, win)
             }
             Leaf::Transposition(s) => {
                 let n = t.table.node(s);
-                let sq = if n.score_n == 0 {
-                    0.0
-                } else {
-                    n.score_sq_sum / n.score_n as f64
-                };
-                (n.value(), n.score(), n.value(), sq)
+                (
+                    n.value(),
+                    n.score(),
+                    n.value(),
+                    n.score_sq_mean(),
+                    n.win_rate(),
+                )
             }
         };
         // AMAF (classical search only): the first play on each point after a
@@ -707,9 +706,7 @@ impl Worker {
             if idx >= edges.len() || edges[idx].point != step.point {
                 continue;
             }
-            node.score_sum += margin;
-            node.score_sq_sum += margin_sq;
-            node.score_n += 1;
+            node.record(margin, margin_sq, win);
             let e = &mut edges[idx];
             e.in_flight = e.in_flight.saturating_sub(1);
             e.visits += 1;

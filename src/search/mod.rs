@@ -343,6 +343,7 @@ impl Search<'_> {
             }
         }
         let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let exact = first.selection() == evaluate::Selection::Puct;
         let done = AtomicBool::new(false);
         let root_ref = &root;
         std::thread::scope(|scope| {
@@ -371,13 +372,13 @@ impl Search<'_> {
                 }
                 if last_report.elapsed() >= self.interval {
                     last_report = Instant::now();
-                    let report = MctsEngine::report(&lock(tree), root_ref, cfg);
+                    let report = MctsEngine::report(&lock(tree), root_ref, cfg, exact);
                     progress(&report);
                 }
             }
             done.store(true, Ordering::Relaxed);
         });
-        let report = MctsEngine::report(&lock(tree), &root, cfg);
+        let report = MctsEngine::report(&lock(tree), &root, cfg, exact);
         progress(&report);
         report
     }
@@ -434,17 +435,23 @@ impl MctsEngine {
         best > second + remaining
     }
 
-    /// The state of the search at the root.
-    fn report(t: &Tree, root: &Root, cfg: &SearchConfig) -> Report {
+    /// The state of the search at the root. Win rates are the mean winning
+    /// chances of the results below each node when `exact_winrates` (the
+    /// network's search), else read back from the blended values
+    /// ([`mcts::winrate_of`], as the classical search always has).
+    fn report(t: &Tree, root: &Root, cfg: &SearchConfig, exact_winrates: bool) -> Report {
         let color = root.color;
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
-        let to_color = |black_q: f64| {
-            let black_winrate = mcts::winrate_of(black_q, cfg.score_weight);
+        let for_color = |black_winrate: f64| {
             if color == Color::Black {
                 black_winrate
             } else {
                 1.0 - black_winrate
             }
+        };
+        let winrate = |black_q: f64, node: Option<&tt::Node>| match node {
+            Some(n) if exact_winrates && n.score_n > 0 => for_color(n.win_rate()),
+            _ => for_color(mcts::winrate_of(black_q, cfg.score_weight)),
         };
         let mut report = Report {
             visits: t.simulations,
@@ -456,7 +463,7 @@ impl MctsEngine {
         };
         let node = t.table.node(slot);
         let utility = |black_q: f64| sign * (2.0 * black_q - 1.0);
-        report.winrate = to_color(node.value());
+        report.winrate = winrate(node.value(), Some(node));
         report.score_lead = sign * node.score();
         report.score_stdev = node.score_stdev();
         report.utility = utility(node.value());
@@ -470,9 +477,9 @@ impl MctsEngine {
             .iter()
             .filter(|e| e.visits > 0 && (e.point == PASS || root.legal[e.point as usize]))
             .map(|e| {
-                let winrate = to_color(e.child_q as f64);
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
+                let winrate = winrate(e.child_q as f64, child.map(|c| t.table.node(c)));
                 let (score, stdev) = child.map_or((0.0, 0.0), |c| {
                     let node = t.table.node(c);
                     (sign * node.score(), node.score_stdev())

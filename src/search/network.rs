@@ -119,6 +119,7 @@ fn fill(
     out.moves.clear();
     out.margin = v.black_score as f64;
     out.score_stdev = v.score_stdev as f64;
+    out.black_win = v.black_win as f64;
     out.value = net_value(
         v.black_win as f64,
         v.black_score as f64,
@@ -150,6 +151,7 @@ fn neutral(out: &mut LeafEval) {
     out.ownership.clear();
     out.margin = 0.0;
     out.score_stdev = 0.0;
+    out.black_win = 0.5;
     out.value = 0.5;
 }
 
@@ -253,6 +255,7 @@ impl LeafEvaluator for NetworkLeaves {
             let size = leaf.board.geometry().size() as f64;
             neutral(out);
             out.margin = margin;
+            out.black_win = super::mcts::win_value(margin);
             out.value = playout_value(margin, root.score_center, size, cfg.score_weight);
             return;
         }

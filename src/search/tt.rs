@@ -49,6 +49,9 @@ pub struct Node {
     /// Sum of the expected squared margins of those results (a network's
     /// variance included), for the score's standard deviation.
     pub score_sq_sum: f64,
+    /// Sum of Black's winning chances of those results (a playout's 1, ½ or
+    /// 0; a network's win probability).
+    pub win_sum: f64,
     /// The node's edges in the arena (`edges_len == 0`: not expanded).
     pub edges_start: u32,
     pub edges_len: u16,
@@ -85,6 +88,37 @@ impl Node {
         }
     }
 
+    /// Counts one result through the node: Black's margin, its expected
+    /// square, and Black's winning chance.
+    #[inline]
+    pub fn record(&mut self, margin: f64, margin_sq: f64, win: f64) {
+        self.score_sum += margin;
+        self.score_sq_sum += margin_sq;
+        self.win_sum += win;
+        self.score_n += 1;
+    }
+
+    /// Black's mean winning chance over the results through the node (½
+    /// with none).
+    #[inline]
+    pub fn win_rate(&self) -> f64 {
+        if self.score_n == 0 {
+            0.5
+        } else {
+            self.win_sum / self.score_n as f64
+        }
+    }
+
+    /// Mean squared margin over the results through the node.
+    #[inline]
+    pub fn score_sq_mean(&self) -> f64 {
+        if self.score_n == 0 {
+            0.0
+        } else {
+            self.score_sq_sum / self.score_n as f64
+        }
+    }
+
     /// Standard deviation of Black's margin over the results through the node.
     #[inline]
     pub fn score_stdev(&self) -> f64 {
@@ -92,9 +126,7 @@ impl Node {
             return 0.0;
         }
         let mean = self.score();
-        (self.score_sq_sum / self.score_n as f64 - mean * mean)
-            .max(0.0)
-            .sqrt()
+        (self.score_sq_mean() - mean * mean).max(0.0).sqrt()
     }
 
     #[inline]

@@ -22,11 +22,11 @@ fn engine(tt_mb: usize, transpositions: bool) -> MctsEngine {
     })
 }
 
-/// Makers of fresh engines of each kind from `config`: the classical search,
-/// and the network search with the b6c96 net when it is at hand.
 /// A named maker of fresh engines.
 type Kind = (&'static str, Box<dyn Fn() -> MctsEngine>);
 
+/// Makers of fresh engines of each kind from `config`: the classical search,
+/// and the network search with the b6c96 net when it is at hand.
 fn kinds(config: SearchConfig) -> Vec<Kind> {
     let classical = config.clone();
     let mut v: Vec<Kind> = vec![(

@@ -14,6 +14,8 @@
 mod gtp_analysis;
 #[path = "gtp_clients.rs"]
 mod gtp_clients;
+#[path = "gtp_network.rs"]
+mod gtp_network;
 #[path = "gtp_protocol.rs"]
 mod gtp_protocol;
 #[path = "gtp_robustness.rs"]

@@ -228,3 +228,52 @@ fn a_missing_program_skips_the_test_or_fails_it_on_ci() {
         "{message}"
     );
 }
+
+/// `--handicap 4 --fixed-colors`: GNU Go (A) is Black in both games with
+/// four stones on the fixed points, White moves first, and the SGF records
+/// `HA[4]` and the stones.
+#[test]
+fn handicap_games_give_black_the_fixed_stones_and_white_the_first_move() {
+    let Some(g) = gnugo() else { return };
+    let dir = TempDir::new();
+    let sgf_dir = dir.path().join("games");
+    let out = run_match(&[
+        "--black",
+        &g,
+        "--white",
+        &g,
+        "--games",
+        "2",
+        "--size",
+        "9",
+        "--komi",
+        "0.5",
+        "--handicap",
+        "4",
+        "--fixed-colors",
+        "--sgf-dir",
+        sgf_dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("handicap 4 for Black"), "{out}");
+    let games: Vec<&str> = out.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 2, "{out}");
+    assert!(games.iter().all(|l| l.contains("A black")), "{out}");
+    for n in 1..=2 {
+        let sgf = std::fs::read_to_string(sgf_dir.join(format!("game-00{n}.sgf"))).unwrap();
+        assert!(sgf.contains("HA[4]"), "{sgf}");
+        // GNU Go's four corner points on 9x9: C7, G3, C3, G7.
+        let ab = sgf.split("AB").nth(1).unwrap();
+        for point in ["[cc]", "[gg]", "[cg]", "[gc]"] {
+            assert!(ab.contains(point), "{point} in {sgf}");
+        }
+        assert!(sgf.contains(";W["), "White moves first: {sgf}");
+        assert!(!sgf.contains("\n;B[") || sgf.find(";W[") < sgf.find(";B["));
+    }
+    // A handicap of one stone is refused.
+    let refused = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["match", "--black", &g, "--white", &g, "--handicap", "1"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--handicap"));
+}

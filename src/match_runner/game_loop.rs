@@ -23,6 +23,8 @@ pub struct GameSpec {
     pub geometry: Geometry,
     pub settings: GameSettings,
     pub rules: Rules,
+    /// Black's handicap stones (none for an even game).
+    pub handicap: Vec<Point>,
     /// The game ends without result after this many moves.
     pub max_moves: u32,
     pub timeouts: Timeouts,
@@ -100,6 +102,32 @@ pub fn play_game(
             notes.push(format!("referee unusable: {e}"));
             referee = None;
         }
+    }
+    if !spec.handicap.is_empty() {
+        let stones: Vec<String> = spec
+            .handicap
+            .iter()
+            .map(|&p| vertex::format_move(Move::Play(p), geometry.size()))
+            .collect();
+        let command = format!("set_free_handicap {}", stones.join(" "));
+        if let Err(e) = black.send(&command, timeout) {
+            return finish(game, fault(format!("handicap: {e}")).ending(Color::Black));
+        }
+        if let Err(e) = white.send(&command, timeout) {
+            return finish(game, fault(format!("handicap: {e}")).ending(Color::White));
+        }
+        if let Some(r) = referee.as_deref_mut() {
+            if let Err(e) = r.send(&command, timeout) {
+                notes.push(format!("referee unusable: {e}"));
+                referee = None;
+            }
+        }
+        let setup: Vec<_> = spec
+            .handicap
+            .iter()
+            .map(|&p| (p, Some(Color::Black)))
+            .collect();
+        game.setup(&setup, Some(Color::White));
     }
 
     let ending = loop {

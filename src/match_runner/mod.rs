@@ -32,9 +32,16 @@ pub struct MatchArgs {
     /// Engine B, White in odd-numbered games: a command line run with `sh -c`.
     #[arg(long, value_name = "CMD")]
     pub white: String,
-    /// Number of games; colours alternate.
+    /// Number of games; colours alternate (unless --fixed-colors).
     #[arg(long, default_value_t = 2)]
     pub games: u32,
+    /// Engine A is Black in every game.
+    #[arg(long)]
+    pub fixed_colors: bool,
+    /// Handicap stones for Black on GNU Go's fixed points, sent to both
+    /// engines (and the referee) as `set_free_handicap`; White moves first.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub handicap: u32,
     /// Board size (2 to 25).
     #[arg(long, default_value_t = 9)]
     pub size: usize,
@@ -76,6 +83,9 @@ impl MatchArgs {
         }
         if self.komi.is_some_and(|k| !k.is_finite()) {
             return Err("--komi must be a number".into());
+        }
+        if self.handicap == 1 {
+            return Err("--handicap must be 0 or at least 2 stones".into());
         }
         Ok(())
     }
@@ -135,6 +145,16 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
             .map_err(|e| format!("cannot create --sgf-dir {}: {e}", dir.display()))?;
     }
     let preset = args.rules.preset().unwrap_or(Preset::Chinese);
+    let handicap = match args.handicap {
+        0 => Vec::new(),
+        n => crate::handicap::fixed(geometry, n as usize).ok_or_else(|| {
+            format!(
+                "--handicap {n}: a {0}x{0} board takes 2 to {1} fixed stones",
+                args.size,
+                crate::handicap::max_fixed(geometry)
+            )
+        })?,
+    };
     let spec = GameSpec {
         geometry,
         settings: GameSettings {
@@ -144,6 +164,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
             seconds_per_move: args.time,
         },
         rules: args.rules.resolve(Preset::Chinese),
+        handicap,
         max_moves: args.max_moves,
         timeouts: args.timeouts(),
     };
@@ -166,7 +187,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
     }
     writeln!(
         out,
-        "{} games, {}x{}, komi {}, rules {} ({}){}",
+        "{} games, {}x{}, komi {}, rules {} ({}){}{}",
         args.games,
         args.size,
         args.size,
@@ -174,13 +195,18 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         preset.name(),
         describe(spec.rules),
         args.time
-            .map_or(String::new(), |t| format!(", {t} s per move"))
+            .map_or(String::new(), |t| format!(", {t} s per move")),
+        if args.handicap > 0 {
+            format!(", handicap {} for Black", args.handicap)
+        } else {
+            String::new()
+        }
     )
     .map_err(io)?;
 
     let mut tally = Tally::default();
     for number in 1..=args.games {
-        let a_color = if number % 2 == 1 {
+        let a_color = if number % 2 == 1 || args.fixed_colors {
             Color::Black
         } else {
             Color::White
@@ -192,7 +218,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         };
         tally.add(&record, a_color);
         if let Some(dir) = &args.sgf_dir {
-            save_sgf(dir, number, &record);
+            save_sgf(dir, number, &record, args.handicap);
         }
         writeln!(out, "{}", report::game_line(number, a_color, &record)).map_err(io)?;
     }
@@ -210,9 +236,9 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
 
 /// Writes game `number` as `DIR/game-NNN.sgf`; a failure is reported on stderr
 /// and does not stop the match.
-fn save_sgf(dir: &Path, number: u32, record: &GameRecord) {
+fn save_sgf(dir: &Path, number: u32, record: &GameRecord, handicap: u32) {
     let path = dir.join(format!("game-{number:03}.sgf"));
-    let text = crate::sgf::write_game(&record.game, 0, Some(&record.result));
+    let text = crate::sgf::write_game(&record.game, handicap, Some(&record.result));
     if let Err(e) = std::fs::write(&path, text) {
         crate::log_line!("cannot write {}: {e}", path.display());
     }

@@ -50,7 +50,7 @@ fn main() -> ExitCode {
         }
         total_moves += u64::from(game.move_number());
         let result =
-            tengen::score::GameResult::of(game.board(), &[], game.rules().scoring, game.komi())
+            tengen::go::score::GameResult::of(game.board(), &[], game.rules().scoring, game.komi())
                 .to_string();
         let text = tengen::sgf::write_game(&game, 0, Some(&result));
         let path = dir.join(format!("game-{:05}.sgf", i + 1));

@@ -3,8 +3,8 @@
 //! Each figure is the median of several timed rounds in one run, so a noisy
 //! shared machine moves it less than a single long round would.
 
-use crate::board::{Board, Color, Geometry};
-use crate::playout::{default_max_moves, playout, PlayoutRng, Policy};
+use crate::go::board::{Board, Color, Geometry};
+use crate::search::classical::playout::{default_max_moves, playout, PlayoutRng, Policy};
 use std::time::{Duration, Instant};
 
 /// One measured figure.

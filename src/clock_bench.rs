@@ -7,7 +7,7 @@
 //! would send, and the time from sending `genmove` to reading the answer is
 //! recorded.
 
-use crate::gtp_client::{GtpClient, GtpError};
+use crate::match_runner::gtp_client::{GtpClient, GtpError};
 use std::time::{Duration, Instant};
 
 /// Seconds per move under one period length.

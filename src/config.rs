@@ -1,7 +1,7 @@
 //! Command-line options shared by the subcommands: the rule flags that both the
 //! engine and `tengen check` take, and how they resolve to [`Rules`].
 
-use crate::rules::{KoRule, Preset, Rules};
+use crate::go::rules::{KoRule, Preset, Rules};
 use clap::{Args, ValueEnum};
 
 /// `--suicide` values.
@@ -95,7 +95,7 @@ impl RuleArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Scoring;
+    use crate::go::rules::Scoring;
 
     #[test]
     fn overrides_apply_to_the_preset() {

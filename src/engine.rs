@@ -6,9 +6,9 @@
 //! receives [`Report`]s while it thinks (for `lz-analyze`, `kata-analyze`,
 //! GoGui's analysis commands). An engine never sees protocol text.
 
-use crate::board::{Color, Move, Point};
-use crate::game::Game;
-use crate::playout::{random_point_where, PlayoutRng};
+use crate::go::board::{Color, Move, Point};
+use crate::go::game::Game;
+use crate::search::classical::playout::{random_point_where, PlayoutRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -76,7 +76,7 @@ pub struct Report {
     /// The search's value of the position for that player, -1..=1.
     pub utility: f64,
     /// Expected owner of each point, row by row from the top-left (the
-    /// point order of [`crate::board::Geometry::points`]): +1 the player the
+    /// point order of [`crate::go::board::Geometry::points`]): +1 the player the
     /// search is for, -1 the opponent. Empty when the engine has none.
     pub ownership: Vec<f64>,
 }
@@ -214,8 +214,8 @@ impl Engine for RandomEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
-    use crate::rules::{KoRule, Preset};
+    use crate::go::board::Geometry;
+    use crate::go::rules::{KoRule, Preset};
 
     #[test]
     fn random_engine_plays_only_legal_moves_to_the_end() {

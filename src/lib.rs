@@ -1,31 +1,24 @@
 //! tengen: a Go (baduk, weiqi) engine.
 //!
-//! Module graph (dependencies point one way only):
+//! The house, room by room:
 //!
 //! ```text
-//! board (point, zobrist)      rules
-//!    |  \                      |
-//!    |   patterns, tactics     history
-//!    |        \                 |
-//!    |         priors          game ── score, sgf (parse, write, check)
-//!    |                          |
-//!  playout ─────────────── engine (the move-chooser contract)
-//!    |                          |
-//!    └──────────────────── search (MCTS over a transposition table)
-//!    |                          |
-//!  bench                    config (CLI rule flags), time (clock), handicap
-//!                               |
-//!                              gtp (protocol, vertex, commands, setup, analysis)
+//! go/        the rules core: board (point, zobrist), rules, history, game,
+//!            score, handicap. Uses nothing else in the crate.
+//! search/    the search core: mcts (descent, backup), tt (the table), key
+//!            (superko-sound node keys), puct, ownership, and the seam to
+//!            the evaluators (evaluate):
+//!   classical/  playouts, 3x3 patterns, the tactical reader, priors;
+//!   network     leaves judged by a KataGo net, with its cache (net_cache).
+//! nn/        KataGo network files, the forward pass, the input features and
+//!            post-processing (uses go/ for its inputs, nothing of search/).
+//! engine     the move-chooser contract between front ends and the search.
+//! gtp/       the GTP front end (protocol, vertex, commands, setup, analysis).
+//! sgf/       SGF reading, writing and `tengen check`.
+//! match_runner/  `tengen match`, with its GTP client (gtp_client).
+//! time, config, bench, clock_bench, log, memory: the clock, rule flags,
+//!            benchmarks, stderr lines, the machine's memory.
 //! ```
-//!
-//! `nn` (KataGo network files, the forward pass, post-processing) stands apart: it uses only
-//! `Color`, and takes its input planes ready-made.
-//!
-//! `board` and `rules` use nothing else in the crate; `history` uses the board's
-//! keys; `game` uses all three; `playout`, `patterns`, `tactics` and `priors`
-//! work on a bare `Board`; everything that talks to the outside builds on `game`
-//! and `engine`. `log` (stderr lines that never panic) and `memory` (how much
-//! the machine has) use nothing else.
 //!
 //! ```
 //! use tengen::{Color, Game, Geometry, Move, Rules};
@@ -37,29 +30,19 @@
 //! ```
 
 pub mod bench;
-pub mod board;
 pub mod clock_bench;
 pub mod config;
 pub mod engine;
-pub mod game;
+pub mod go;
 pub mod gtp;
-pub mod gtp_client;
-pub mod handicap;
-pub mod history;
 pub mod log;
 pub mod match_runner;
 pub mod memory;
 pub mod nn;
-pub mod patterns;
-pub mod playout;
-pub mod priors;
-pub mod rules;
-pub mod score;
 pub mod search;
 pub mod sgf;
-pub mod tactics;
 pub mod time;
 
-pub use board::{Board, Color, Geometry, Move, Point, Stone};
-pub use game::{Game, IllegalMove, Turn};
-pub use rules::{KoRule, Preset, Rules, Scoring};
+pub use go::board::{Board, Color, Geometry, Move, Point, Stone};
+pub use go::game::{Game, IllegalMove, Turn};
+pub use go::rules::{KoRule, Preset, Rules, Scoring};

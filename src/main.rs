@@ -4,9 +4,9 @@ use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use tengen::config::RuleArgs;
 use tengen::engine::Limits;
-use tengen::playout::Policy;
-use tengen::priors::PriorWeights;
-use tengen::rules::Preset;
+use tengen::go::rules::Preset;
+use tengen::search::classical::playout::Policy;
+use tengen::search::classical::priors::PriorWeights;
 use tengen::search::{MctsEngine, SearchConfig};
 
 #[derive(Parser, Debug)]

@@ -20,8 +20,8 @@
 //! budget ([`Clock::observe_overrun`]), and how much less time a controller's
 //! `time_left` report gives than the engine's own accounting.
 
-use crate::board::Board;
 use crate::engine::Limits;
+use crate::go::board::Board;
 use std::time::Duration;
 
 /// Share of a move's time kept in hand for the network and the client, up to
@@ -277,7 +277,7 @@ impl Clock {
     }
 
     /// A player's clock.
-    pub fn remaining(&self, color: crate::board::Color) -> Remaining {
+    pub fn remaining(&self, color: crate::go::board::Color) -> Remaining {
         self.remaining[color.index()]
     }
 
@@ -289,7 +289,7 @@ impl Clock {
     /// own accounting is the controller's delay, shared over those moves. A
     /// whole-second report (KGS) may be rounded down: its first second of
     /// difference says nothing.
-    pub fn time_left(&mut self, color: crate::board::Color, time: f64, count: u32) {
+    pub fn time_left(&mut self, color: crate::go::board::Color, time: f64, count: u32) {
         let i = color.index();
         let reported = Remaining {
             time: time.clamp(0.0, MAX_SECONDS),
@@ -305,7 +305,7 @@ impl Clock {
     }
 
     /// Charges `elapsed` for a move `color` just made, the way the server will.
-    pub fn spend(&mut self, color: crate::board::Color, elapsed: Duration) {
+    pub fn spend(&mut self, color: crate::go::board::Color, elapsed: Duration) {
         let mut left = elapsed.as_secs_f64();
         let moves = &mut self.moves_since_report[color.index()];
         *moves = moves.saturating_add(1);
@@ -371,7 +371,7 @@ impl Clock {
 
     /// Whether time `color` does not use for the next move is lost: in a
     /// byo-yomi period, or a Canadian period of one stone.
-    pub fn use_or_lose(&self, color: crate::board::Color) -> bool {
+    pub fn use_or_lose(&self, color: crate::go::board::Color) -> bool {
         let r = self.remaining[color.index()];
         match self.system {
             TimeSystem::Byoyomi { .. } => r.count > 0,
@@ -383,7 +383,7 @@ impl Clock {
     /// Seconds `color` may think about the next move, `None` when the clock sets
     /// no limit. `moves_left` is the number of own moves still to be made in
     /// main time (see [`moves_left`]).
-    pub fn budget(&self, color: crate::board::Color, moves_left: f64) -> Option<f64> {
+    pub fn budget(&self, color: crate::go::board::Color, moves_left: f64) -> Option<f64> {
         let r = self.remaining[color.index()];
         let moves_left = moves_left.max(1.0);
         // `hard`: the most this move can take without losing; `target`: what it
@@ -455,7 +455,7 @@ pub fn moves_left(board: &Board) -> f64 {
 pub fn limits(
     configured: Limits,
     clock: &Clock,
-    color: crate::board::Color,
+    color: crate::go::board::Color,
     board: &Board,
 ) -> Limits {
     let budget = clock.budget(color, moves_left(board));
@@ -476,7 +476,7 @@ pub fn limits(
 mod tests {
     #[test]
     fn the_middle_game_gets_more_main_time_than_the_opening() {
-        use crate::board::{Board, Color, Geometry};
+        use crate::go::board::{Board, Color, Geometry};
         let g = Geometry::new(19).unwrap();
         let opening = Board::new(g);
         let mut middle = Board::new(g);
@@ -495,7 +495,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::board::{Color, Geometry};
+    use crate::go::board::{Color, Geometry};
 
     fn args(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_string).collect()

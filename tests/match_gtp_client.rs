@@ -5,7 +5,7 @@ mod match_support;
 
 use match_support::TempDir;
 use std::time::{Duration, Instant};
-use tengen::gtp_client::{GtpClient, GtpError};
+use tengen::match_runner::gtp_client::{GtpClient, GtpError};
 
 const SHORT: Duration = Duration::from_millis(700);
 const LONG: Duration = Duration::from_secs(10);

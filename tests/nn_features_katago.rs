@@ -2,10 +2,10 @@
 //! plane, every global and the legal-move mask (`tests/data/nn_features/`, see the
 //! header of the data file for how KataGo's features were recorded).
 
-use tengen::board::{Color, Geometry, Move};
+use tengen::go::board::{Color, Geometry, Move};
+use tengen::go::rules::{KoRule, Preset, Rules, Scoring};
 use tengen::nn::features::{FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
 use tengen::nn::history::{HandicapBonus, KataRuleExtras};
-use tengen::rules::{KoRule, Preset, Rules, Scoring};
 use tengen::Game;
 
 const DATA: &str = include_str!("data/nn_features/katago_features.txt");

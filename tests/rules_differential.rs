@@ -10,8 +10,8 @@
 //! refusals it met, which must be more than zero for each superko rule.
 
 use std::collections::HashSet;
-use tengen::board::zobrist::stone_key;
-use tengen::playout::PlayoutRng;
+use tengen::go::board::zobrist::stone_key;
+use tengen::search::classical::playout::PlayoutRng;
 use tengen::{Color, Game, Geometry, KoRule, Move, Point, Preset};
 
 /// A position: one cell per on-board point, row by row.

@@ -2,7 +2,7 @@
 //! step that board, key, captures, player to move and the superko history (seen
 //! through the legality of every point) are exactly what they were.
 
-use tengen::playout::PlayoutRng;
+use tengen::search::classical::playout::PlayoutRng;
 use tengen::{Color, Game, Geometry, KoRule, Move, Preset};
 
 /// Everything observable about a game position.

@@ -9,8 +9,8 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
-use tengen::playout::Policy;
-use tengen::priors::PriorWeights;
+use tengen::search::classical::playout::Policy;
+use tengen::search::classical::priors::PriorWeights;
 use tengen::search::{MctsEngine, SearchConfig};
 use tengen::{Color, Game, Geometry, Move, Preset};
 

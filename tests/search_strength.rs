@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, RandomEngine};
-use tengen::score::GameResult;
+use tengen::go::score::GameResult;
 use tengen::search::{MctsEngine, SearchConfig};
 use tengen::{Color, Game, Geometry, Preset};
 

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use tengen::config::{KoArg, RuleArgs, SuicideArg};
-use tengen::playout::PlayoutRng;
+use tengen::search::classical::playout::PlayoutRng;
 use tengen::sgf::check::{check_bytes_lines, Lines};
 use tengen::sgf::{self, GameRecord};
 use tengen::{Preset, Rules};

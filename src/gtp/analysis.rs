@@ -9,10 +9,10 @@
 
 use super::protocol::GtpError;
 use super::vertex::{format_move, parse_color, Vertex};
-use crate::board::{Color, Geometry, Move};
 use crate::engine::{MoveInfo, Report};
-use crate::game::Game;
-use crate::score;
+use crate::go::board::{Color, Geometry, Move};
+use crate::go::game::Game;
+use crate::go::score;
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -270,7 +270,7 @@ fn ownership(report: &Report, color: Color, game: &Game) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()

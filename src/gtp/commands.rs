@@ -17,11 +17,11 @@ use super::setup::{
 };
 use super::vertex::{self, format_move, format_point, parse_move};
 use super::{color_arg, Reply, Session};
-use crate::board::{Color, Geometry, Move, Point, Stone};
 use crate::engine::{Decision, Report};
-use crate::game::Game;
-use crate::rules::Scoring;
-use crate::score::GameResult;
+use crate::go::board::{Color, Geometry, Move, Point, Stone};
+use crate::go::game::Game;
+use crate::go::rules::Scoring;
+use crate::go::score::GameResult;
 use std::fmt::Write;
 use std::time::Duration;
 

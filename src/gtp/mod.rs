@@ -26,11 +26,11 @@ pub mod protocol;
 pub mod setup;
 pub mod vertex;
 
-use crate::board::{Color, Geometry, Move};
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
-use crate::game::Game;
+use crate::go::board::{Color, Geometry, Move};
+use crate::go::game::Game;
+use crate::go::rules::Rules;
 use crate::nn::{Evaluator, Network};
-use crate::rules::Rules;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
 use protocol::{Command, GtpError};

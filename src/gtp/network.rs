@@ -6,7 +6,7 @@ use super::commands::{text, Entry};
 use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};
-use crate::board::Color;
+use crate::go::board::Color;
 use crate::nn::NetEval;
 use std::fmt::Write;
 

@@ -7,9 +7,9 @@ use super::commands::{arity, empty, invalid_time, number, seconds, text};
 use super::protocol::{Command, GtpError};
 use super::vertex::{format_point, parse_move};
 use super::{color_arg, Reply, Session};
-use crate::board::{Color, Move, Point};
-use crate::handicap;
-use crate::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::board::{Color, Move, Point};
+use crate::go::handicap;
+use crate::go::rules::{KoRule, Preset, Rules, Scoring};
 use crate::sgf;
 use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
 

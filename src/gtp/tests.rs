@@ -135,7 +135,7 @@ impl Engine for SlowEngine {
         }
     }
 
-    fn dead_stones(&mut self, _: &Game) -> Vec<crate::board::Point> {
+    fn dead_stones(&mut self, _: &Game) -> Vec<crate::go::board::Point> {
         Vec::new()
     }
 }
@@ -330,7 +330,7 @@ impl Engine for CountingEngine {
         self.inner.analyze(game, color, interval, stop, progress);
     }
 
-    fn dead_stones(&mut self, game: &Game) -> Vec<crate::board::Point> {
+    fn dead_stones(&mut self, game: &Game) -> Vec<crate::go::board::Point> {
         self.dead_stone_calls.fetch_add(1, Ordering::Relaxed);
         self.inner.dead_stones(game)
     }

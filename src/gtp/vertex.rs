@@ -6,7 +6,7 @@
 //! points and lower-case for `pass`, as every client expects
 //! (shared/docs/gtp-clients.md §1, rules 6–7).
 
-use crate::board::{Color, Geometry, Move, Point};
+use crate::go::board::{Color, Geometry, Move, Point};
 
 /// The column letters, I skipped.
 const COLUMNS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";

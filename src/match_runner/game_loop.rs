@@ -9,12 +9,12 @@
 //! the dead stones come from.
 
 use super::player::{GameSettings, Player, Timeouts};
-use crate::board::{Color, Geometry, Move, Point};
-use crate::game::Game;
+use crate::go::board::{Color, Geometry, Move, Point};
+use crate::go::game::Game;
+use crate::go::rules::Rules;
+use crate::go::score::GameResult;
 use crate::gtp::vertex;
-use crate::gtp_client::GtpError;
-use crate::rules::Rules;
-use crate::score::GameResult;
+use crate::match_runner::gtp_client::GtpError;
 
 /// Everything one game needs besides the players.
 #[derive(Clone, Debug)]

@@ -8,13 +8,14 @@
 //! and engine trouble go to stderr.
 
 mod game_loop;
+pub mod gtp_client;
 mod player;
 mod report;
 pub mod stats;
 
-use crate::board::{Color, Geometry};
 use crate::config::RuleArgs;
-use crate::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::board::{Color, Geometry};
+use crate::go::rules::{KoRule, Preset, Rules, Scoring};
 use clap::Args;
 use game_loop::{GameRecord, GameSpec};
 use player::{GameSettings, Player, Timeouts};
@@ -147,11 +148,11 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
     let preset = args.rules.preset().unwrap_or(Preset::Chinese);
     let handicap = match args.handicap {
         0 => Vec::new(),
-        n => crate::handicap::fixed(geometry, n as usize).ok_or_else(|| {
+        n => crate::go::handicap::fixed(geometry, n as usize).ok_or_else(|| {
             format!(
                 "--handicap {n}: a {0}x{0} board takes 2 to {1} fixed stones",
                 args.size,
-                crate::handicap::max_fixed(geometry)
+                crate::go::handicap::max_fixed(geometry)
             )
         })?,
     };

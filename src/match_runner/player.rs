@@ -3,7 +3,7 @@
 //! thrown away after any error that breaks the protocol (crash, timeout), so
 //! the next game starts from a fresh process.
 
-use crate::gtp_client::{GtpClient, GtpError};
+use crate::match_runner::gtp_client::{GtpClient, GtpError};
 use std::collections::HashSet;
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 
 use super::game_loop::{Ending, GameRecord, Verdict};
 use super::stats::{wilson, Z95};
-use crate::board::Color;
+use crate::go::board::Color;
 use std::time::Duration;
 
 /// `game 3: A white, B black: W+4.5, A wins, 57 moves, two passes (notes)`.
@@ -108,9 +108,9 @@ mod tests {
     use super::*;
 
     fn record(verdict: Verdict, ending: Ending) -> GameRecord {
-        let g = crate::board::Geometry::new(5).unwrap();
+        let g = crate::go::board::Geometry::new(5).unwrap();
         GameRecord {
-            game: crate::game::Game::new(g, crate::rules::Rules::default(), 0.5),
+            game: crate::go::game::Game::new(g, crate::go::rules::Rules::default(), 0.5),
             ending,
             verdict,
             result: String::new(),

@@ -2,14 +2,14 @@
 //! unconditional life for each colour, the territory it encloses, and the
 //! optional "big territory" and "any stone" marks the network's area planes use.
 //!
-//! This is a feature for the network, not tengen's scoring (see [`crate::score`]).
+//! This is a feature for the network, not tengen's scoring (see [`crate::go::score`]).
 //! Regions are the maximal connected sets of points that are empty or hold an
 //! opponent stone, seeded only from empty points. A region is *vital* for an own
 //! chain when each of its empty points (each of its points, when multi-stone
 //! suicide is legal) touches that chain. Chains with fewer than two vital regions
 //! die, regions touching a dead chain stop being vital, until nothing changes.
 
-use crate::board::{Board, Color, Point, Stone, CELLS};
+use crate::go::board::{Board, Color, Point, Stone, CELLS};
 
 /// Which extra marks [`AreaScratch::calculate`] adds to the pass-alive core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

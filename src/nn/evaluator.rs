@@ -6,8 +6,8 @@
 use super::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
 use super::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
 use super::output::{postprocess, NetEval, PostProcessOptions};
-use crate::game::Game;
-use crate::rules::{KoRule, Scoring};
+use crate::go::game::Game;
+use crate::go::rules::{KoRule, Scoring};
 use std::fmt;
 use std::sync::Arc;
 

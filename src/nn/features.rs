@@ -17,9 +17,9 @@
 use super::area::{AreaFlags, AreaScratch};
 use super::history::{HistoryView, KataRuleExtras};
 use super::ladder::LadderScratch;
-use crate::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
-use crate::game::Game;
-use crate::rules::{KoRule, Scoring};
+use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
+use crate::go::game::Game;
+use crate::go::rules::{KoRule, Scoring};
 use std::cell::RefCell;
 use std::fmt;
 

@@ -18,10 +18,10 @@
 //!
 //! Encore phases never start (KataGo's GTP default `preventCleanupPhase`).
 
-use crate::board::zobrist::to_move_key;
-use crate::board::{Board, Color, Move, Point};
-use crate::game::Game;
-use crate::rules::{KoRule, Rules, Scoring};
+use crate::go::board::zobrist::to_move_key;
+use crate::go::board::{Board, Color, Move, Point};
+use crate::go::game::Game;
+use crate::go::rules::{KoRule, Rules, Scoring};
 
 /// KataGo's `whiteHandicapBonus` rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,7 +269,7 @@ fn stone_counts(board: &Board) -> (u32, u32) {
 fn handicap_bonus(
     rule: HandicapBonus,
     initial: (u32, u32),
-    moves: &[crate::game::Turn],
+    moves: &[crate::go::game::Turn],
     count_opening_moves: bool,
 ) -> f32 {
     if rule == HandicapBonus::Zero {

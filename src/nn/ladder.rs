@@ -10,10 +10,10 @@
 //! captured") and the stack limit. The simple-ko point is colourless, as in
 //! KataGo: whoever moves next may not play it; the defender's root clears it.
 //!
-//! Not the engine's tactical reader ([`crate::tactics`]): that one answers a
+//! Not the engine's tactical reader ([`crate::search::classical::tactics`]): that one answers a
 //! different question for move choice.
 
-use crate::board::{Board, Point, Stone, CELLS};
+use crate::go::board::{Board, Point, Stone, CELLS};
 
 const BUDGET: u32 = 25_000;
 

@@ -6,10 +6,10 @@ use super::area::{AreaFlags, AreaScratch};
 use super::features::{komi_parity_wave, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
 use super::history::{HandicapBonus, KataRuleExtras};
 use super::ladder::LadderScratch;
-use crate::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
-use crate::game::Game;
-use crate::playout::PlayoutRng;
-use crate::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
+use crate::go::game::Game;
+use crate::go::rules::{KoRule, Preset, Rules, Scoring};
+use crate::search::classical::playout::PlayoutRng;
 
 fn game_from(rows: &[&str], rules: Rules, komi: f64, to_move: Color) -> Game {
     let b = Board::from_diagram(rows).expect("diagram");
@@ -815,9 +815,9 @@ fn legal_mask_matches_the_game_under_each_ko_rule() {
                         let plane6 = spatial[6 * n * n + p.y() * n + p.x()] != 0.0;
                         let repeats = matches!(
                             game.check(c, Move::Play(p)),
-                            Err(crate::game::IllegalMove::Ko
-                                | crate::game::IllegalMove::PositionalSuperko { .. }
-                                | crate::game::IllegalMove::SituationalSuperko { .. })
+                            Err(crate::go::game::IllegalMove::Ko
+                                | crate::go::game::IllegalMove::PositionalSuperko { .. }
+                                | crate::go::game::IllegalMove::SituationalSuperko { .. })
                         );
                         assert_eq!(
                             plane6,

@@ -13,8 +13,8 @@
 
 use super::mcts::Root;
 use super::SearchConfig;
-use crate::board::{Board, Color, Move, Point};
-use crate::priors::Prior;
+use crate::go::board::{Board, Color, Move, Point};
+use crate::search::classical::priors::Prior;
 
 /// How the core chooses among a node's edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,9 +85,9 @@ impl LeafEval {
             margin: 0.0,
             score_stdev: 0.0,
             black_win: 0.5,
-            ownership: Vec::with_capacity(crate::board::CELLS),
+            ownership: Vec::with_capacity(crate::go::board::CELLS),
             moves: Vec::with_capacity(1024),
-            priors: vec![Prior::default(); crate::board::CELLS],
+            priors: vec![Prior::default(); crate::go::board::CELLS],
             pass_prior: Prior::default(),
             has_priors: false,
         }

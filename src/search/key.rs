@@ -35,9 +35,9 @@
 //! With transpositions off, the key is a rolling hash of the whole move sequence
 //! since the game's start: a plain tree (that still survives between moves).
 
-use crate::board::zobrist::{ko_key, to_move_key};
-use crate::board::{Board, Color, Move};
-use crate::game::Game;
+use crate::go::board::zobrist::{ko_key, to_move_key};
+use crate::go::board::{Board, Color, Move};
+use crate::go::game::Game;
 
 /// SplitMix64's finaliser: a bijective 64-bit mixer.
 #[inline]
@@ -181,8 +181,8 @@ impl KeyState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
-    use crate::rules::Preset;
+    use crate::go::board::Geometry;
+    use crate::go::rules::Preset;
 
     const TT: KeyMode = KeyMode::Transpositions { superko: true };
 
@@ -277,7 +277,7 @@ mod tests {
             for &(c, m) in moves {
                 game.play(c, m).unwrap();
             }
-            let superko = ko != crate::rules::KoRule::Simple;
+            let superko = ko != crate::go::rules::KoRule::Simple;
             KeyState::of_game(&game).key(
                 game.board(),
                 game.to_move(),
@@ -300,7 +300,7 @@ mod tests {
             (W, pt(0, 0)),
             (B, pt(0, 1)),
         ];
-        use crate::rules::KoRule;
+        use crate::go::rules::KoRule;
         assert_ne!(
             key_of(&a, KoRule::Positional),
             key_of(&b, KoRule::Positional)

@@ -24,11 +24,11 @@ use super::ownership::OwnershipMap;
 use super::puct;
 use super::tt::{Edge, Table, NO_SLOT, PASS};
 use super::SearchConfig;
-use crate::board::{Board, Color, Move, Point, CELLS};
-use crate::game::Game;
-use crate::playout::default_max_moves;
-use crate::priors::Prior;
-use crate::rules::KoRule;
+use crate::go::board::{Board, Color, Move, Point, CELLS};
+use crate::go::game::Game;
+use crate::go::rules::KoRule;
+use crate::search::classical::playout::default_max_moves;
+use crate::search::classical::priors::Prior;
 
 /// The state threads share.
 pub struct Tree {

@@ -5,8 +5,8 @@
 //! - [`key`]: which positions share a node (and the superko reasoning);
 //! - [`tt`]: the fixed-size node table and edge arena, kept between moves;
 //! - [`mcts`]: descent, expansion, playout and graph-sound backup;
-//! - priors for new edges come from [`crate::priors`] (with the tactical
-//!   reader), playouts from [`crate::playout`] (light or heavy policy);
+//! - priors for new edges come from [`crate::search::classical::priors`] (with the tactical
+//!   reader), playouts from [`crate::search::classical::playout`] (light or heavy policy);
 //! - [`ownership`]: ownership maps, dead stones, settled scores.
 //!
 //! ```
@@ -37,12 +37,12 @@ pub mod ownership;
 pub mod puct;
 pub mod tt;
 
-use crate::board::{Color, Move, Point};
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
-use crate::game::Game;
+use crate::go::board::{Color, Move, Point};
+use crate::go::game::Game;
 use crate::nn::Network;
-use crate::playout::{sample_playouts, PlayoutRng, Policy};
-use crate::priors::PriorWeights;
+use crate::search::classical::playout::{sample_playouts, PlayoutRng, Policy};
+use crate::search::classical::priors::PriorWeights;
 use classical::Classical;
 use evaluate::LeafEvaluator;
 use mcts::{Root, Tree, Worker};
@@ -536,7 +536,7 @@ impl MctsEngine {
     fn playout_ownership(&self, game: &Game) -> OwnershipMap {
         let mut map = OwnershipMap::default();
         let mut rng = PlayoutRng::new(self.config.seed ^ 0xdead);
-        let cap = crate::playout::default_max_moves(game.board());
+        let cap = crate::search::classical::playout::default_max_moves(game.board());
         let last = game.last_turn().and_then(|t| match t.mv {
             Move::Play(p) => Some(p),
             Move::Pass => None,
@@ -747,8 +747,8 @@ impl Engine for MctsEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
-    use crate::rules::{KoRule, Preset};
+    use crate::go::board::Geometry;
+    use crate::go::rules::{KoRule, Preset};
 
     /// After searches (with reuse), every node satisfies the graph-search
     /// invariants: its child statistics are the sums over its edges, and no

@@ -17,8 +17,8 @@
 //! came first.
 
 use super::key::mix;
-use crate::board::{Color, Move};
-use crate::game::Game;
+use crate::go::board::{Color, Move};
+use crate::go::game::Game;
 
 /// Entries in the cache.
 pub const ENTRIES: usize = 1 << 13;

@@ -15,11 +15,11 @@ use super::mcts::{playout_value, Root};
 use super::net_cache::{net_input_key, CachedValue, NetCache};
 use super::puct::net_value;
 use super::SearchConfig;
-use crate::board::{Board, Color, Point};
-use crate::game::Game;
+use crate::go::board::{Board, Color, Point};
+use crate::go::game::Game;
 use crate::nn::{Evaluator, NetEval, Network};
-use crate::playout::PlayoutRng;
-use crate::priors::Prior;
+use crate::search::classical::playout::PlayoutRng;
+use crate::search::classical::priors::Prior;
 use std::sync::{Arc, Mutex};
 
 /// Leaves per batch unless configured otherwise.
@@ -96,7 +96,7 @@ fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> C
 pub fn ownership_by_point(board: &Board, net: &[f32], out: &mut Vec<f32>) {
     let n = board.geometry().size();
     out.clear();
-    out.resize(crate::board::CELLS, 0.0);
+    out.resize(crate::go::board::CELLS, 0.0);
     for p in board.geometry().points() {
         out[p.index()] = net[p.y() * n + p.x()];
     }
@@ -251,7 +251,7 @@ impl LeafEvaluator for NetworkLeaves {
         if leaf.terminal {
             // Two passes: the board is counted as it stands, as the net's
             // training games were (area scoring, every stone alive).
-            let margin = crate::score::area_margin_fast(leaf.board) as f64 - root.game.komi();
+            let margin = crate::go::score::area_margin_fast(leaf.board) as f64 - root.game.komi();
             let size = leaf.board.geometry().size() as f64;
             neutral(out);
             out.margin = margin;

@@ -4,12 +4,12 @@
 //!
 //! A point at the end of a playout belongs to the colour of its stone, or, if
 //! empty, to the only colour next to it (the Tromp-Taylor count of
-//! [`crate::score::area_margin_fast`], which playouts reach once only eyes are
+//! [`crate::go::score::area_margin_fast`], which playouts reach once only eyes are
 //! left).
 
-use crate::board::{Board, Color, Point, CELLS};
-use crate::rules::Scoring;
-use crate::score::{count, playout_owner};
+use crate::go::board::{Board, Color, Point, CELLS};
+use crate::go::rules::Scoring;
+use crate::go::score::{count, playout_owner};
 
 /// A chain is dead when its mean ownership, seen from its own colour, is below this.
 pub const DEAD_BELOW: f64 = -0.4;
@@ -211,8 +211,8 @@ fn stones_where(board: &Board, dead: impl Fn(Point) -> bool) -> Vec<Point> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
-    use crate::playout::{playout, PlayoutRng, Policy};
+    use crate::go::board::Geometry;
+    use crate::search::classical::playout::{playout, PlayoutRng, Policy};
 
     #[test]
     fn a_lone_stone_in_a_framework_is_dead_and_walls_are_alive() {

@@ -16,7 +16,7 @@
 //! constants are KataGo's halved.
 
 use super::tt::{Edge, Node, PASS};
-use crate::board::Color;
+use crate::go::board::Color;
 
 /// PUCT's constants. See the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -14,10 +14,10 @@
 //! threads and the summary are in [`super::batch`].
 
 use super::{node_steps, point_letters, point_to_gtp, GameRecord, Node, SgfError, Step};
-use crate::board::{Color, Move, Point};
 use crate::config::RuleArgs;
-use crate::game::{Game, IllegalMove};
-use crate::rules::{Preset, Rules};
+use crate::go::board::{Color, Move, Point};
+use crate::go::game::{Game, IllegalMove};
+use crate::go::rules::{Preset, Rules};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -183,7 +183,7 @@ impl Replay {
     fn node(
         &mut self,
         node: Node<'_>,
-        geometry: crate::board::Geometry,
+        geometry: crate::go::board::Geometry,
         report: &mut FileReport,
     ) -> Result<(), SgfError> {
         let (setup, mv) = node_steps(node, geometry, self.number > 0)?;

@@ -28,9 +28,9 @@ pub mod write;
 pub use parse::{parse, Collection, Node, SgfError};
 pub use write::write_game;
 
-use crate::board::{Color, Geometry, Move, Point, MAX_SIZE};
-use crate::game::Game;
-use crate::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::board::{Color, Geometry, Move, Point, MAX_SIZE};
+use crate::go::game::Game;
+use crate::go::rules::{KoRule, Preset, Rules, Scoring};
 
 /// The game information of a root node that matters for play.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,8 +6,8 @@
 //! moves before its last setup (the game keeps the position, not that history).
 
 use super::{point_letters, rules_to_text};
-use crate::board::{Color, Move, Stone};
-use crate::game::Game;
+use crate::go::board::{Color, Move, Stone};
+use crate::go::game::Game;
 
 /// Moves per line of output.
 const MOVES_PER_LINE: usize = 10;
@@ -75,7 +75,7 @@ pub fn write_game(game: &Game, handicap: u32, result: Option<&str>) -> String {
 }
 
 /// `[xy]` for a point, `[]` for none (a pass).
-fn push_point(out: &mut String, p: Option<crate::board::Point>) {
+fn push_point(out: &mut String, p: Option<crate::go::board::Point>) {
     out.push('[');
     if let Some(p) = p {
         let [a, b] = point_letters(p);
@@ -104,8 +104,8 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
-    use crate::rules::Preset;
+    use crate::go::board::Geometry;
+    use crate::go::rules::Preset;
     use crate::sgf::load;
 
     #[test]

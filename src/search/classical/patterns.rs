@@ -9,8 +9,8 @@
 //! symmetries and both colour assignments, so a lookup is one shift and mask.
 
 #[cfg(doc)]
-use crate::board::RING;
-use crate::board::{Board, Point, Stone};
+use crate::go::board::RING;
+use crate::go::board::{Board, Point, Stone};
 use std::sync::OnceLock;
 
 /// The 3×3 templates. Rows top to bottom, the centre is the candidate move.

@@ -19,8 +19,8 @@
 //! A target with four or more liberties counts as escaped, as does one with
 //! three when the defender is to move or anywhere below the root.
 
-use crate::board::zobrist::{ko_key, to_move_key};
-use crate::board::{Board, Color, Point, Stone};
+use crate::go::board::zobrist::{ko_key, to_move_key};
+use crate::go::board::{Board, Color, Point, Stone};
 use smallvec::SmallVec;
 
 /// How deep a read may go, in plies (ladders across the board need ~60).
@@ -345,7 +345,7 @@ fn escape_liberties(board: &Board, target: Point, mv: Point) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
+    use crate::go::board::Geometry;
 
     /// Black C7 (x=2, y=2) in atari from White C8, D8, B7 and C6, running
     /// down-right on a 9x9 board: a ladder, unless a black stone stands on its

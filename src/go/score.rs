@@ -2,8 +2,8 @@
 //! dead stones (which the caller decides: GTP's `final_status_list`, the search's
 //! ownership, or an SGF record), and the result text (`B+3.5`, `W+12`, `0`).
 
-use crate::board::{Board, Color, Point, Stone, CELLS};
-use crate::rules::Scoring;
+use crate::go::board::{Board, Color, Point, Stone, CELLS};
+use crate::go::rules::Scoring;
 use std::fmt;
 
 /// Points of each side before komi, and how they were made.

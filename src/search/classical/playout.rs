@@ -2,7 +2,7 @@
 //!
 //! Playouts run on a bare [`Board`] under the simple-ko rule with suicide
 //! forbidden (superko is the game's and the tree's business; see
-//! [`crate::history`]). They never fill a one-point eye of their own colour and
+//! [`crate::go::history`]). They never fill a one-point eye of their own colour and
 //! end after two consecutive passes or a move cap.
 //!
 //! Two policies ([`Policy`]):
@@ -16,9 +16,9 @@
 //!
 //! Nothing here allocates.
 
-use crate::board::{Board, Color, Point, Stone};
-use crate::patterns;
-use crate::score::area_margin_fast;
+use crate::go::board::{Board, Color, Point, Stone};
+use crate::go::score::area_margin_fast;
+use crate::search::classical::patterns;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 use smallvec::SmallVec;
@@ -363,7 +363,7 @@ pub fn default_max_moves(board: &Board) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{Geometry, Stone};
+    use crate::go::board::{Geometry, Stone};
 
     #[test]
     fn playouts_end_with_only_eyes_left_and_stay_consistent() {

@@ -23,9 +23,9 @@
 //!
 //! Values are from the point of view of the player to move.
 
-use crate::board::{Board, Color, Point, Stone, CELLS};
-use crate::patterns;
-use crate::tactics::Reader;
+use crate::go::board::{Board, Color, Point, Stone, CELLS};
+use crate::search::classical::patterns;
+use crate::search::classical::tactics::Reader;
 
 /// Virtual experience for one move.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -273,7 +273,7 @@ fn tactical_priors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Geometry;
+    use crate::go::board::Geometry;
 
     fn priors(board: &Board, color: Color, last: Option<Point>, move_number: u32) -> Vec<Prior> {
         let mut out = vec![Prior::default(); CELLS];

@@ -7,7 +7,7 @@
 //! boards up to 11×11, on the 4th line above. Nothing here places stones on a
 //! board: callers put the points into the game as setup.
 
-use crate::board::{Geometry, Point};
+use crate::go::board::{Geometry, Point};
 
 /// Largest `fixed_handicap` for a board.
 pub fn max_fixed(geometry: Geometry) -> usize {

@@ -4,7 +4,7 @@
 //! A `Board` knows nothing of turn order, superko or history: either colour may
 //! play at any time, and the only repetition it knows is the simple-ko point
 //! (the point where an immediate single-stone recapture would recreate the
-//! position). Superko lives in [`crate::history`], turn order in [`crate::game`].
+//! position). Superko lives in [`crate::go::history`], turn order in [`crate::go::game`].
 //!
 //! Representation (padded 1-D array, see [`point`]):
 //! - `cells`: the [`Stone`] in each cell, sentinels off the board;
@@ -17,7 +17,7 @@
 //!   random move choice and removal;
 //! - `pattern[p]`: the 3×3 code of `p`'s neighbourhood (2 bits per surrounding
 //!   cell in [`point::RING`] order, the [`Stone`] value), updated by XOR when a
-//!   stone is added or removed, for O(1) pattern lookups ([`crate::patterns`]);
+//!   stone is added or removed, for O(1) pattern lookups ([`crate::search::classical::patterns`]);
 //! - `hash`: XOR of [`zobrist::stone_key`] over all stones; never recomputed from
 //!   scratch outside debug checks and tests.
 //!

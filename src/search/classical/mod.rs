@@ -2,14 +2,27 @@
 //! descent expands a node, and a heavy (or light) playout from every leaf.
 //! Its values are meant for UCT + RAVE selection. This is tengen's search
 //! without a network.
+//!
+//! Its room holds what it is made of, all working on a bare board:
+//! - [`playout`]: the playout policies (light, heavy, settling) and their
+//!   random generator;
+//! - [`patterns`]: 3x3 shapes for the heavy policy and the priors;
+//! - [`tactics`]: a small alpha-beta reader (ladders, captures) with its
+//!   own table;
+//! - [`priors`]: the prior knowledge given to new edges.
+
+pub mod patterns;
+pub mod playout;
+pub mod priors;
+pub mod tactics;
 
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::mcts::Root;
 use super::SearchConfig;
-use crate::board::{Board, Color, Point};
-use crate::playout::{play_out, sample_playouts, MovePolicy, PlayoutRng, Policy};
-use crate::priors::{self, pass_prior, Prior};
-use crate::tactics::Reader;
+use crate::go::board::{Board, Color, Point};
+use playout::{play_out, sample_playouts, MovePolicy, PlayoutRng, Policy};
+use priors::{pass_prior, Prior};
+use tactics::Reader;
 
 /// Bits of the tactical reader's table.
 const READER_BITS: u32 = 14;
@@ -116,7 +129,7 @@ impl<P: MovePolicy> LeafEvaluator for Classical<P> {
             |_| (root.color, None),
             &mut rng,
             root.max_playout_moves,
-            |end| sum += crate::score::area_margin_fast(end) as f64,
+            |end| sum += crate::go::score::area_margin_fast(end) as f64,
         );
         sum / MARGIN_PLAYOUTS as f64 - root.game.komi()
     }

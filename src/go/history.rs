@@ -15,9 +15,9 @@
 //!
 //! Changing the ko rule rebuilds the index from the entries.
 
-use crate::board::zobrist::to_move_key;
-use crate::board::Color;
-use crate::rules::KoRule;
+use crate::go::board::zobrist::to_move_key;
+use crate::go::board::Color;
+use crate::go::rules::KoRule;
 use rustc_hash::FxHashMap;
 
 /// One position of the game.

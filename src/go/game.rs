@@ -9,9 +9,9 @@
 //! Undo replays the recorded moves from the start position: plays are cheap and
 //! replay is exact by construction (board, key, history and captures).
 
-use crate::board::{Board, Color, Geometry, Move, Point, Stone};
-use crate::history::History;
-use crate::rules::{KoRule, Rules};
+use crate::go::board::{Board, Color, Geometry, Move, Point, Stone};
+use crate::go::history::History;
+use crate::go::rules::{KoRule, Rules};
 use std::fmt;
 
 /// Why a move is illegal.
@@ -363,7 +363,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Preset;
+    use crate::go::rules::Preset;
 
     fn pt(g: Geometry, x: usize, y: usize) -> Point {
         g.point(x, y).unwrap()

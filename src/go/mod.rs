@@ -1,0 +1,15 @@
+//! The rules core: what a game of Go is, with nothing about choosing moves.
+//!
+//! - [`board`]: stones, chains and liberties kept incrementally, Zobrist keys;
+//! - [`rules`]: ko, superko, suicide and scoring rules, and their presets;
+//! - [`history`]: the positions a game has seen, for superko;
+//! - [`game`]: a board with its rules, history, moves, setup and undo;
+//! - [`score`]: area and territory counts;
+//! - [`handicap`]: where handicap stones go.
+
+pub mod board;
+pub mod game;
+pub mod handicap;
+pub mod history;
+pub mod rules;
+pub mod score;

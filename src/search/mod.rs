@@ -754,19 +754,37 @@ mod tests {
     /// invariants: its child statistics are the sums over its edges, and no
     /// edge has more visits than the child it leads to.
     fn check_graph_invariants(transpositions: bool, ko: KoRule) {
-        let mut rules = Preset::Chinese.rules();
-        rules.ko = ko;
-        let mut game = Game::new(Geometry::new(5).unwrap(), rules, 0.5);
         // Large enough that no node is replaced (a replaced child restarts
         // from zero visits, which these invariants do not allow for).
-        let mut engine = MctsEngine::new(SearchConfig {
+        let engine = MctsEngine::new(SearchConfig {
             tt_mb: 64,
             transpositions,
             ..SearchConfig::default()
         });
+        check_graph_invariants_of(engine, ko, 3000);
+    }
+
+    /// The b6c96 net of `../shared/nets/`, or `None` with a notice on stderr
+    /// (a failure under `CI=true`).
+    fn b6c96() -> Option<Arc<Network>> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
+        if !path.exists() {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(!ci, "../shared/nets/ has no b6c96 net under CI=true");
+            crate::log_line!("skipped: no b6c96 net in ../shared/nets");
+            return None;
+        }
+        Some(Arc::new(Network::load(&path).expect("the b6c96 net loads")))
+    }
+
+    fn check_graph_invariants_of(mut engine: MctsEngine, ko: KoRule, visits: u64) {
+        let mut rules = Preset::Chinese.rules();
+        rules.ko = ko;
+        let mut game = Game::new(Geometry::new(5).unwrap(), rules, 0.5);
         let options = GenmoveOptions {
             limits: Limits {
-                playouts: Some(3000),
+                playouts: Some(visits),
                 time: None,
             },
             ..GenmoveOptions::default()
@@ -810,8 +828,25 @@ mod tests {
             nodes > 100 && edges_checked > 100,
             "{nodes} nodes, {edges_checked} edges"
         );
-        if !transpositions || ko == KoRule::Simple {
+        if !engine.config.transpositions || ko == KoRule::Simple {
             assert_eq!(multi, 0, "one child per edge without a history key");
+        }
+    }
+
+    #[test]
+    fn graph_invariants_hold_in_the_network_search() {
+        let Some(net) = b6c96() else { return };
+        for (ko, batch) in [(KoRule::Simple, 1), (KoRule::Positional, 4)] {
+            let engine = MctsEngine::with_network(
+                SearchConfig {
+                    tt_mb: 64,
+                    batch,
+                    ..SearchConfig::default()
+                },
+                net.clone(),
+            )
+            .unwrap();
+            check_graph_invariants_of(engine, ko, 600);
         }
     }
 

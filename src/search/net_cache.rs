@@ -134,3 +134,98 @@ pub fn net_input_key(node_key: u64, game: &Game) -> u64 {
     h = mix(h ^ game.komi().to_bits() ^ rules_code.rotate_left(32));
     h.max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Geometry;
+    use crate::go::rules::Preset;
+
+    fn game_after(moves: &[(usize, usize)], komi: f64) -> Game {
+        let g = Geometry::new(9).unwrap();
+        let mut game = Game::new(g, Preset::Chinese.rules(), komi);
+        for &(x, y) in moves {
+            let c = game.to_move();
+            game.play(c, Move::Play(g.point(x, y).unwrap())).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn the_key_covers_what_the_net_reads_and_nothing_older() {
+        // Two move orders to one position, differing in the 6th move back
+        // but not in the last five: one key. A different last-five: another.
+        let last_five = [(2, 0), (6, 8), (3, 0), (5, 8), (4, 0)];
+        let a = game_after(
+            &[&[(0, 0), (8, 8), (1, 0), (7, 8)], &last_five[..]].concat(),
+            7.5,
+        );
+        let b = game_after(
+            &[&[(1, 0), (7, 8), (0, 0), (8, 8)], &last_five[..]].concat(),
+            7.5,
+        );
+        let c = game_after(
+            &[
+                (0, 0),
+                (8, 8),
+                (1, 0),
+                (7, 8),
+                (4, 0),
+                (6, 8),
+                (3, 0),
+                (5, 8),
+                (2, 0),
+            ],
+            7.5,
+        );
+        assert_eq!(a.board().hash(), b.board().hash());
+        assert_eq!(a.board().hash(), c.board().hash());
+        let node = 0x1234_5678;
+        assert_eq!(net_input_key(node, &a), net_input_key(node, &b));
+        assert_ne!(net_input_key(node, &a), net_input_key(node, &c));
+        // The node key (stones, side to move, bans), komi and rules count.
+        assert_ne!(net_input_key(node, &a), net_input_key(node + 1, &a));
+        let mut other_komi = a.clone();
+        other_komi.set_komi(6.5);
+        assert_ne!(net_input_key(node, &a), net_input_key(node, &other_komi));
+        let mut other_rules = a.clone();
+        other_rules.set_rules(Preset::Japanese.rules());
+        assert_ne!(net_input_key(node, &a), net_input_key(node, &other_rules));
+        // Fewer than five moves is part of the input too.
+        let short = game_after(&[(4, 4)], 7.5);
+        assert_ne!(net_input_key(node, &short), net_input_key(node, &a));
+        assert_ne!(net_input_key(0, &short), 0, "never the empty key");
+    }
+
+    #[test]
+    fn entries_come_back_as_stored_until_replaced() {
+        let mut cache = NetCache::new();
+        let n = 9;
+        let policy: Vec<f32> = (0..=n * n).map(|i| i as f32 / 100.0).collect();
+        let ownership: Vec<f32> = (0..n * n).map(|i| (i as f32 / 40.0) - 1.0).collect();
+        let value = CachedValue {
+            black_win: 0.75,
+            black_score: 3.5,
+            score_stdev: 9.0,
+        };
+        let (mut p, mut o) = (vec![0.0; n * n + 1], vec![0.0; n * n]);
+        assert_eq!(cache.get(42, &mut p, &mut o), None);
+        cache.put(42, value, &policy, &ownership);
+        assert_eq!(cache.get(42, &mut p, &mut o), Some(value));
+        assert_eq!(p, policy);
+        for (got, want) in o.iter().zip(&ownership) {
+            assert!((got - want.clamp(-1.0, 1.0)).abs() <= 0.5 / 127.0 + 1e-6);
+        }
+        // Another key in the same slot replaces it; the old key misses.
+        let other = 42 + ENTRIES as u64;
+        cache.put(other, CachedValue::default(), &policy, &ownership);
+        assert_eq!(cache.get(42, &mut p, &mut o), None);
+        assert_eq!(
+            cache.get(other, &mut p, &mut o),
+            Some(CachedValue::default())
+        );
+        cache.clear();
+        assert_eq!(cache.get(other, &mut p, &mut o), None);
+        assert_eq!((cache.hits, cache.misses), (2, 3));
+    }
+}

@@ -261,7 +261,8 @@ fn a_stopped_search_still_answers_and_threads_work() {
             panic!("{name} resigned")
         };
         assert!(game.is_legal(Color::Black, mv), "{name}");
-        assert!(r.visits >= 400, "{name}: {}", r.visits);
+        // The search may stop early once the best move is settled.
+        assert!(r.visits >= 100, "{name}: {}", r.visits);
     }
 }
 
@@ -320,8 +321,22 @@ const LOST: [&str; 5] = [
 fn resigns_when_lost_but_not_in_the_opening_nor_when_told_not_to() {
     for (name, fresh) in kinds(small()) {
         let late = position(&LOST, Color::Black, 0.5, 14);
-        let (d, r) = genmove(&mut fresh(), &late, Color::Black, &with_playouts(500));
-        assert_eq!(d, Decision::Resign, "{name}: winrate {}", r.winrate);
+        // The classical engine resigns at once; the network's after
+        // RESIGN_AFTER lost-looking moves in a row (a streak, not a blip).
+        let mut e = fresh();
+        let decisions: Vec<(Decision, f64)> = (0..tengen::search::RESIGN_AFTER)
+            .map(|_| {
+                let (d, r) = genmove(&mut e, &late, Color::Black, &with_playouts(500));
+                (d, r.winrate)
+            })
+            .collect();
+        let first_resignation = decisions.iter().position(|(d, _)| *d == Decision::Resign);
+        let expected = if name == "network" {
+            tengen::search::RESIGN_AFTER as usize - 1
+        } else {
+            0
+        };
+        assert_eq!(first_resignation, Some(expected), "{name}: {decisions:?}");
         let early = position(&LOST, Color::Black, 0.5, 0);
         let (d, _) = genmove(&mut fresh(), &early, Color::Black, &with_playouts(500));
         assert_ne!(d, Decision::Resign, "{name}: never in the opening");

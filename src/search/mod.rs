@@ -58,6 +58,11 @@ use tt::{NO_SLOT, PASS};
 /// More search threads than this are not started.
 pub const MAX_THREADS: usize = 256;
 
+/// With a network, resign only after this many losing `genmove`s in a row...
+pub const RESIGN_AFTER: u32 = 3;
+/// ...and this many points behind on 19×19 (scaled by area on other boards).
+pub const RESIGN_BEHIND: f64 = 10.0;
+
 /// Playouts per move when neither the limits nor the configuration give any.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
@@ -157,6 +162,9 @@ pub struct MctsEngine {
     tree: Mutex<Tree>,
     searches: u64,
     leaves: Leaves,
+    /// `genmove`s in a row whose best move's win rate was below the
+    /// resignation threshold.
+    losing_streak: u32,
 }
 
 fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
@@ -209,6 +217,7 @@ impl MctsEngine {
             config,
             searches: 0,
             leaves,
+            losing_streak: 0,
         })
     }
 
@@ -580,6 +589,15 @@ impl MctsEngine {
         Some(map)
     }
 
+    /// With a network: whether resigning is right besides the low win rate:
+    /// the net's win rate has stayed low for [`RESIGN_AFTER`] moves in a
+    /// row and the score lead is worse than [`RESIGN_BEHIND`] points (scaled
+    /// by the board's area), so that a game lost by a point or two against
+    /// a fallible opponent is played out.
+    fn hopeless(&self, area: u32, score_lead: f64) -> bool {
+        self.losing_streak >= RESIGN_AFTER && score_lead < -RESIGN_BEHIND * f64::from(area) / 361.0
+    }
+
     /// The move to play given the finished search (see the module docs of
     /// [`crate::engine`] for what the options mean).
     fn decide(
@@ -605,6 +623,7 @@ impl MctsEngine {
             && game.move_number() >= area / 2
             && report.visits >= 64
             && best.winrate < self.config.resign_threshold
+            && (!self.uses_network() || self.hopeless(area, best.score_lead))
         {
             return Decision::Resign;
         }
@@ -661,6 +680,11 @@ impl Engine for MctsEngine {
         };
         let interval = self.config.report_interval;
         let report = self.search(game, color, rule, stop, interval, progress);
+        let losing = report
+            .moves
+            .first()
+            .is_some_and(|m| m.winrate < self.config.resign_threshold);
+        self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
         (self.decide(game, color, options, &report), report)
     }
 
@@ -735,6 +759,7 @@ impl Engine for MctsEngine {
 
     fn clear(&mut self) {
         lock(&self.tree).table.clear();
+        self.losing_streak = 0;
         if let Leaves::Network { cache, .. } = &self.leaves {
             match cache.lock() {
                 Ok(mut c) => c.clear(),

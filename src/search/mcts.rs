@@ -255,21 +255,6 @@ impl Worker {
             .map(|s| Point::from_index(s.point as usize))
     }
 
-    /// Runs one simulation (a batch of one); returns whether it evaluated a
-    /// leaf (rather than stopping at a transposition).
-    pub fn simulate<E: LeafEvaluator>(
-        &mut self,
-        tree: &std::sync::Mutex<Tree>,
-        root: &Root,
-        cfg: &SearchConfig,
-        eval: &mut E,
-    ) -> bool {
-        let evaluated = self.descend_and_submit(tree, root, cfg, eval, 0);
-        eval.finish(cfg);
-        self.back_up(tree, root, cfg, eval, 0);
-        evaluated
-    }
-
     /// Runs one batch of simulations with `workers` (one per slot of
     /// `eval`; just the first while the root has no edges, since every
     /// descent would stop there); returns the number of simulations.

@@ -52,8 +52,6 @@ pub struct NetworkLeaves {
     policy: Vec<f32>,
     ownership: Vec<f32>,
     rng: PlayoutRng,
-    /// Symmetry of every evaluation (for tests); random when `None`.
-    pub fixed_symmetry: Option<u8>,
 }
 
 /// Locks `cache`, whatever a panicking thread left in it (entries are plain data).
@@ -177,7 +175,6 @@ impl NetworkLeaves {
             policy: Vec::with_capacity(19 * 19 + 1),
             ownership: Vec::with_capacity(19 * 19),
             rng: PlayoutRng::new(0),
-            fixed_symmetry: None,
         }
     }
 
@@ -204,17 +201,8 @@ impl NetworkLeaves {
         &self.ownership
     }
 
-    /// Cache hits and misses so far (all threads).
-    pub fn cache_stats(&self) -> (u64, u64) {
-        let c = lock(&self.cache);
-        (c.hits, c.misses)
-    }
-
     fn symmetry(&mut self) -> u8 {
-        match self.fixed_symmetry {
-            Some(s) => s,
-            None => self.rng.below(8) as u8,
-        }
+        self.rng.below(8) as u8
     }
 }
 

@@ -200,8 +200,9 @@ pub fn winrate_of(value: f64, score_weight: f64) -> f64 {
     ((value - 0.5 * score_weight) / (1.0 - score_weight)).clamp(0.0, 1.0)
 }
 
+/// A value of Black's (0..1) as `mover` sees it.
 #[inline]
-fn for_mover(black_value: f32, mover: Color) -> f32 {
+pub(super) fn for_mover(black_value: f32, mover: Color) -> f32 {
     match mover {
         Color::Black => black_value,
         Color::White => 1.0 - black_value,

@@ -15,6 +15,7 @@
 //! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
 //! constants are KataGo's halved.
 
+use super::mcts::for_mover;
 use super::tt::{Edge, Node, PASS};
 use crate::go::board::Color;
 
@@ -42,14 +43,6 @@ impl Default for PuctConfig {
             root_fpu_reduction: 0.05,
             root_policy_temperature: 1.0,
         }
-    }
-}
-
-#[inline]
-fn for_mover(black_value: f32, mover: Color) -> f32 {
-    match mover {
-        Color::Black => black_value,
-        Color::White => 1.0 - black_value,
     }
 }
 

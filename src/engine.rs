@@ -71,7 +71,8 @@ pub struct Report {
     pub winrate: f64,
     /// Expected score lead for that player.
     pub score_lead: f64,
-    /// Standard deviation of the score.
+    /// Expected score (mean) for that player, and its standard deviation.
+    pub score_mean: f64,
     pub score_stdev: f64,
     /// The search's value of the position for that player, -1..=1.
     pub utility: f64,

@@ -231,7 +231,7 @@ pub fn info_line(
             report.visits,
             report.utility,
             report.winrate,
-            report.score_lead,
+            report.score_mean,
             report.score_stdev,
             report.score_lead,
             color.letter()
@@ -296,6 +296,7 @@ mod tests {
             visits: 20,
             winrate: 0.5,
             score_lead: 0.0,
+            score_mean: 0.0,
             score_stdev: 0.0,
             utility: 0.0,
             ownership: Vec::new(),

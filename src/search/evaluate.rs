@@ -64,8 +64,10 @@ pub struct LeafEval {
     /// for [`LeafKind::Judged`].
     pub margin: f64,
     pub score_stdev: f64,
-    /// Black's winning chance, 0..=1, for [`LeafKind::Judged`].
+    /// Black's winning chance, 0..=1, and expected lead in points, for
+    /// [`LeafKind::Judged`].
     pub black_win: f64,
+    pub lead: f64,
     /// Black's expected ownership by point index (empty: none).
     pub ownership: Vec<f32>,
     /// Stones played by the playout, for AMAF ([`LeafKind::PlayedOut`]).
@@ -85,6 +87,7 @@ impl LeafEval {
             margin: 0.0,
             score_stdev: 0.0,
             black_win: 0.5,
+            lead: 0.0,
             ownership: Vec::with_capacity(crate::go::board::CELLS),
             moves: Vec::with_capacity(1024),
             priors: vec![Prior::default(); crate::go::board::CELLS],

@@ -22,7 +22,7 @@ use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::key::{KeyMode, KeyState};
 use super::ownership::OwnershipMap;
 use super::puct;
-use super::tt::{Edge, Table, NO_SLOT, PASS};
+use super::tt::{Edge, Outcome, Table, NO_SLOT, PASS};
 use super::SearchConfig;
 use crate::go::board::{Board, Color, Move, Point, CELLS};
 use crate::go::game::Game;
@@ -610,28 +610,40 @@ impl Worker {
         t.simulations += 1;
         let played_out =
             matches!(leaf, Leaf::Evaluate { .. }) && result.kind == LeafKind::PlayedOut;
-        let (mut q, margin, outcome, margin_sq, win) = match leaf {
+        let (mut q, outcome, counted) = match leaf {
             Leaf::Evaluate { slot, .. } => {
                 t.playouts += 1;
-                let (margin, v, margin_sq, win) = if played_out {
+                let (v, counted) = if played_out {
                     let margin = t.ownership.add(&self.board) as f64 - komi;
                     let size = self.board.geometry().size() as f64;
                     // Also the AMAF value: RAVE must blend like with like.
                     let v = playout_value(margin, root.score_center, size, cfg.score_weight);
-                    (margin, v, margin * margin, win_value(margin))
+                    let counted = Outcome {
+                        margin,
+                        margin_sq: margin * margin,
+                        win: win_value(margin),
+                        lead: margin,
+                    };
+                    (v, counted)
                 } else {
                     if !result.ownership.is_empty() {
                         t.ownership.add_black(&self.board, &result.ownership);
                     }
                     let (m, sd) = (result.margin, result.score_stdev);
-                    (m, result.value, m * m + sd * sd, result.black_win)
+                    let counted = Outcome {
+                        margin: m,
+                        margin_sq: m * m + sd * sd,
+                        win: result.black_win,
+                        lead: result.lead,
+                    };
+                    (result.value, counted)
                 };
                 let q = match slot.filter(|&s| t.table.node(s).key != 0) {
                     Some(s) => {
                         let n = t.table.node_mut(s);
                         n.own_n += 1;
                         n.own_sum += v;
-                        n.record(margin, margin_sq, win);
+                        n.record(&counted);
                         let q = n.value();
                         if result.has_priors && !played_out && !t.table.node(s).is_expanded() {
                             let color = self.path.last().map_or(root.color, |st| st.mover.opp());
@@ -650,17 +662,11 @@ impl Worker {
                     }
                     None => v,
                 };
-                (q, margin, v, margin_sq, win)
+                (q, v, counted)
             }
             Leaf::Transposition(s) => {
                 let n = t.table.node(s);
-                (
-                    n.value(),
-                    n.score(),
-                    n.value(),
-                    n.score_sq_mean(),
-                    n.win_rate(),
-                )
+                (n.value(), n.value(), n.mean_outcome())
             }
         };
         // AMAF (classical search only): the first play on each point after a
@@ -692,7 +698,7 @@ impl Worker {
             if idx >= edges.len() || edges[idx].point != step.point {
                 continue;
             }
-            node.record(margin, margin_sq, win);
+            node.record(&counted);
             let e = &mut edges[idx];
             e.in_flight = e.in_flight.saturating_sub(1);
             e.visits += 1;

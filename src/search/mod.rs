@@ -473,7 +473,8 @@ impl MctsEngine {
         let node = t.table.node(slot);
         let utility = |black_q: f64| sign * (2.0 * black_q - 1.0);
         report.winrate = winrate(node.value(), Some(node));
-        report.score_lead = sign * node.score();
+        report.score_lead = sign * node.mean_outcome().lead;
+        report.score_mean = sign * node.score();
         report.score_stdev = node.score_stdev();
         report.utility = utility(node.value());
         let edges = t.table.edges(slot);
@@ -489,9 +490,10 @@ impl MctsEngine {
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
                 let winrate = winrate(e.child_q as f64, child.map(|c| t.table.node(c)));
-                let (score, stdev) = child.map_or((0.0, 0.0), |c| {
+                let (score, lead, stdev) = child.map_or((0.0, 0.0, 0.0), |c| {
                     let node = t.table.node(c);
-                    (sign * node.score(), node.score_stdev())
+                    let lead = node.mean_outcome().lead;
+                    (sign * node.score(), sign * lead, node.score_stdev())
                 });
                 let mut pv = vec![mcts::point_move(e.point)];
                 if let Some(c) = child {
@@ -503,7 +505,7 @@ impl MctsEngine {
                     winrate,
                     prior: e.prior_w as f64 / prior_total,
                     lcb: (winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()).max(0.0),
-                    score_lead: score,
+                    score_lead: lead,
                     score_mean: score,
                     score_stdev: stdev,
                     utility: utility(e.child_q as f64),

@@ -33,6 +33,7 @@ pub struct CachedValue {
     pub black_win: f32,
     pub black_score: f32,
     pub score_stdev: f32,
+    pub black_lead: f32,
 }
 
 /// See the module documentation.
@@ -207,6 +208,7 @@ mod tests {
             black_win: 0.75,
             black_score: 3.5,
             score_stdev: 9.0,
+            black_lead: 2.5,
         };
         let (mut p, mut o) = (vec![0.0; n * n + 1], vec![0.0; n * n]);
         assert_eq!(cache.get(42, &mut p, &mut o), None);

@@ -87,6 +87,7 @@ fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> C
         },
         black_score: sign * e.score_mean,
         score_stdev: e.score_stdev,
+        black_lead: sign * e.lead,
     }
 }
 
@@ -118,6 +119,7 @@ fn fill(
     out.margin = v.black_score as f64;
     out.score_stdev = v.score_stdev as f64;
     out.black_win = v.black_win as f64;
+    out.lead = v.black_lead as f64;
     out.value = net_value(
         v.black_win as f64,
         v.black_score as f64,
@@ -150,6 +152,7 @@ fn neutral(out: &mut LeafEval) {
     out.margin = 0.0;
     out.score_stdev = 0.0;
     out.black_win = 0.5;
+    out.lead = 0.0;
     out.value = 0.5;
 }
 
@@ -244,6 +247,7 @@ impl LeafEvaluator for NetworkLeaves {
             neutral(out);
             out.margin = margin;
             out.black_win = super::mcts::win_value(margin);
+            out.lead = margin;
             out.value = playout_value(margin, root.score_center, size, cfg.score_weight);
             return;
         }

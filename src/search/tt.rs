@@ -52,6 +52,9 @@ pub struct Node {
     /// Sum of Black's winning chances of those results (a playout's 1, ½ or
     /// 0; a network's win probability).
     pub win_sum: f64,
+    /// Sum of Black's expected leads of those results (a playout's margin; a
+    /// network's lead head).
+    pub lead_sum: f64,
     /// The node's edges in the arena (`edges_len == 0`: not expanded).
     pub edges_start: u32,
     pub edges_len: u16,
@@ -88,14 +91,30 @@ impl Node {
         }
     }
 
-    /// Counts one result through the node: Black's margin, its expected
-    /// square, and Black's winning chance.
+    /// Counts one result through the node.
     #[inline]
-    pub fn record(&mut self, margin: f64, margin_sq: f64, win: f64) {
-        self.score_sum += margin;
-        self.score_sq_sum += margin_sq;
-        self.win_sum += win;
+    pub fn record(&mut self, o: &Outcome) {
+        self.score_sum += o.margin;
+        self.score_sq_sum += o.margin_sq;
+        self.win_sum += o.win;
+        self.lead_sum += o.lead;
         self.score_n += 1;
+    }
+
+    /// The mean of the results through the node (what a transposition
+    /// backs up).
+    pub fn mean_outcome(&self) -> Outcome {
+        let n = f64::from(self.score_n.max(1));
+        Outcome {
+            margin: self.score(),
+            margin_sq: self.score_sq_mean(),
+            win: self.win_rate(),
+            lead: if self.score_n == 0 {
+                0.0
+            } else {
+                self.lead_sum / n
+            },
+        }
     }
 
     /// Black's mean winning chance over the results through the node (½
@@ -143,6 +162,18 @@ impl Node {
         self.edges_len = 0;
         self.edges_start = 0;
     }
+}
+
+/// One result as the nodes above a leaf count it, all from Black's view.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Expected margin (komi included) and its expected square.
+    pub margin: f64,
+    pub margin_sq: f64,
+    /// Winning chance, 0..=1.
+    pub win: f64,
+    /// Expected lead in points.
+    pub lead: f64,
 }
 
 /// A move from a node: the per-edge statistics of graph search, AMAF and prior.
@@ -535,7 +566,7 @@ mod tests {
         assert_eq!(expanded, [true, false, false, false, true, true]);
         assert_eq!(t.edges(slots[5])[0].point, 6);
         assert_eq!(t.edges(slots[0])[0].point, 1);
-        assert_eq!(t.edge_usage() * t.edge_capacity as f64, 6.0);
+        assert_eq!((t.edge_usage() * t.edge_capacity as f64).round(), 6.0);
         let folded = t.node(slots[2]);
         assert_eq!((folded.visits(), folded.value()), (4, 0.75));
     }
@@ -566,7 +597,7 @@ mod tests {
         assert_eq!(t.edges(root).len(), 2);
         assert_eq!(t.edges(root)[1].point, 7);
         assert_eq!(t.edges(child)[0].point, 8);
-        assert_eq!(t.edge_usage() * t.edge_capacity as f64, 3.0);
+        assert_eq!((t.edge_usage() * t.edge_capacity as f64).round(), 3.0);
         let o = t.node(orphan);
         assert!(!o.is_expanded());
         assert_eq!((o.own_n, o.own_sum), (4, 1.0));

@@ -60,7 +60,8 @@ pub const MAX_THREADS: usize = 256;
 
 /// With a network, resign only after this many losing `genmove`s in a row...
 pub const RESIGN_AFTER: u32 = 3;
-/// ...and this many points behind on 19×19 (scaled by area on other boards).
+/// ...and this many points behind on 19×19 (scaled by area on other boards),
+/// and a quarter of the empty points.
 pub const RESIGN_BEHIND: f64 = 10.0;
 
 /// Playouts per move when neither the limits nor the configuration give any.
@@ -593,11 +594,16 @@ impl MctsEngine {
 
     /// With a network: whether resigning is right besides the low win rate:
     /// the net's win rate has stayed low for [`RESIGN_AFTER`] moves in a
-    /// row and the score lead is worse than [`RESIGN_BEHIND`] points (scaled
-    /// by the board's area), so that a game lost by a point or two against
-    /// a fallible opponent is played out.
-    fn hopeless(&self, area: u32, score_lead: f64) -> bool {
-        self.losing_streak >= RESIGN_AFTER && score_lead < -RESIGN_BEHIND * f64::from(area) / 361.0
+    /// row, and the score lead is worse than [`RESIGN_BEHIND`] points
+    /// (scaled by the board's area) and than a quarter of the empty points,
+    /// the points still in play. So a game lost by a point or two, or one
+    /// still being caught up (a handicap game as White), is played out
+    /// against a fallible opponent.
+    fn hopeless(&self, game: &Game, score_lead: f64) -> bool {
+        let board = game.board();
+        let area = board.geometry().area() as f64;
+        let behind = (RESIGN_BEHIND * area / 361.0).max(board.num_empty() as f64 / 4.0);
+        self.losing_streak >= RESIGN_AFTER && score_lead < -behind
     }
 
     /// The move to play given the finished search (see the module docs of
@@ -625,7 +631,7 @@ impl MctsEngine {
             && game.move_number() >= area / 2
             && report.visits >= 64
             && best.winrate < self.config.resign_threshold
-            && (!self.uses_network() || self.hopeless(area, best.score_lead))
+            && (!self.uses_network() || self.hopeless(game, best.score_lead))
         {
             return Decision::Resign;
         }

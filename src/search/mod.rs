@@ -1,13 +1,16 @@
-//! The Monte Carlo search engine: [`MctsEngine`] implements [`Engine`] with a
-//! UCT + RAVE graph search over a transposition table, light playouts behind a
-//! policy seam, and ownership-based pass, resign and dead-stone decisions.
+//! The search core: [`MctsEngine`] implements [`Engine`] with a graph search
+//! over a transposition table, and ownership-based pass, resign and
+//! dead-stone decisions. What a leaf is worth comes through one seam from
+//! one of two evaluators.
 //!
 //! - [`key`]: which positions share a node (and the superko reasoning);
 //! - [`tt`]: the fixed-size node table and edge arena, kept between moves;
-//! - [`mcts`]: descent, expansion, playout and graph-sound backup;
-//! - priors for new edges come from [`crate::search::classical::priors`] (with the tactical
-//!   reader), playouts from [`crate::search::classical::playout`] (light or heavy policy);
-//! - [`ownership`]: ownership maps, dead stones, settled scores.
+//! - [`mcts`]: descent, expansion, batches of leaves, graph-sound backup;
+//! - [`evaluate`]: the seam ([`evaluate::LeafEvaluator`]) and what crosses it;
+//! - [`classical`]: heuristic priors and playouts, chosen among by UCT + RAVE;
+//! - [`network`]: a KataGo net's policy, value, score and ownership, chosen
+//!   among by [`puct`], cached in [`net_cache`];
+//! - [`ownership`]: ownership maps, dead stones, seki, settled scores.
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;

@@ -207,7 +207,7 @@ pub fn heavy_move(
 }
 
 /// The settling policy's move: [`heavy_move`]'s local answers, else
-/// [`random_settling_move`]; it passes rather than put a chain of two or more
+/// `random_settling_move`; it passes rather than put a chain of two or more
 /// stones into atari or fill a point surrounded by its own stones.
 pub fn settling_move(
     board: &Board,

@@ -17,7 +17,7 @@
 //! - on boards of 13×13 and more, opening sense for the first moves: the
 //!   3-3 to 4-5 points of an empty corner, then the third and fourth lines of
 //!   an empty side, far over a first- or second-line move where no stone is
-//!   near ([`opening_sense`]). These weigh hundreds of virtual visits, not
+//!   near (`opening_sense`). These weigh hundreds of virtual visits, not
 //!   dozens: in the opening, 19×19 playouts tell moves apart by less than
 //!   their noise, and RAVE's thousands of AMAF samples drown small priors.
 //!
@@ -70,7 +70,7 @@ pub struct PriorWeights {
     /// Bonus of an empty corner's 3-3 to 4-5 points at the first move on
     /// boards of 13×13 and more (half on an empty side's third and fourth
     /// lines; the same as a penalty on a lone first- or second-line move),
-    /// fading to nothing over the opening ([`opening_sense`]).
+    /// fading to nothing over the opening (`opening_sense`).
     pub opening_sense: f32,
     /// Penalty of a pass while at least half the board is empty.
     pub early_pass: f32,

@@ -1179,3 +1179,78 @@ fn real_b6c96_net_runs_on_an_empty_board() {
         .chain(&raw[1].ownership)
         .all(|v| v.is_finite()));
 }
+
+/// `Evaluator::evaluate_batch` gives each game of a batch what
+/// `Evaluator::evaluate` gives it alone: different positions, both colours
+/// to move, different symmetries, one forward pass.
+#[test]
+fn a_batch_evaluates_each_game_as_a_single_call_does() {
+    use std::sync::Arc;
+    use tengen::nn::Evaluator;
+    use tengen::{Game, Geometry, Move, Preset};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
+    if !path.exists() {
+        eprintln!(
+            "SKIP a_batch_evaluates_each_game_as_a_single_call_does: {} is missing",
+            path.display()
+        );
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the b6c96 net is missing under CI"
+        );
+        return;
+    }
+    let net = Arc::new(Network::load(&path).expect("load b6c96"));
+    let g = Geometry::new(9).unwrap();
+    let mut games = Vec::new();
+    for moves in [
+        &[][..],
+        &[(2, 2), (6, 6)][..],
+        &[(4, 4), (3, 4), (4, 3)][..],
+    ] {
+        let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+        for &(x, y) in moves {
+            let c = game.to_move();
+            game.play(c, Move::Play(g.point(x, y).unwrap())).unwrap();
+        }
+        games.push(game);
+    }
+    let symmetries = [0u8, 3, 6];
+    let mut batch = Evaluator::with_batch(net.clone(), 4);
+    let mut together = vec![NetEval::new(); 3];
+    let refs: Vec<&Game> = games.iter().collect();
+    batch
+        .evaluate_batch(&refs, &symmetries, 0.0, &mut together)
+        .expect("batch");
+    let mut single = Evaluator::new(net);
+    for (i, game) in games.iter().enumerate() {
+        let mut alone = NetEval::new();
+        single
+            .evaluate(game, symmetries[i], 0.0, &mut alone)
+            .expect("single");
+        let b = &together[i];
+        assert_eq!(b.view, alone.view, "game {i}");
+        let close = |x: f32, y: f32| (x - y).abs() <= 1e-5 || (x.is_nan() && y.is_nan());
+        assert!(
+            close(b.win, alone.win) && close(b.loss, alone.loss),
+            "game {i}"
+        );
+        assert!(close(b.score_mean, alone.score_mean), "game {i}");
+        assert!(close(b.pass_policy, alone.pass_policy), "game {i}");
+        for (x, y) in b.policy.iter().zip(&alone.policy) {
+            assert!(close(*x, *y), "game {i}: policy {x} vs {y}");
+        }
+        for (x, y) in b.ownership.iter().zip(&alone.ownership) {
+            assert!(close(*x, *y), "game {i}: ownership {x} vs {y}");
+        }
+    }
+    // More games than the batch holds, or mixed sizes: an error, not a panic.
+    let small = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
+    assert!(batch
+        .evaluate_batch(&[&games[0], &small], &[0, 0], 0.0, &mut together)
+        .is_err());
+    let five: Vec<&Game> = std::iter::repeat_n(&games[0], 5).collect();
+    let mut out = vec![NetEval::new(); 5];
+    assert!(batch.evaluate_batch(&five, &[0; 5], 0.0, &mut out).is_err());
+}

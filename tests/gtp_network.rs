@@ -1,6 +1,7 @@
 //! The network engine (`--model`, the b6c96 net) at the end of a game, over
 //! GTP: `final_score` agrees with GNU Go's on finished games, and a seki is
-//! listed as seki, its stones neither dead nor alive.
+//! listed as seki, its stones neither dead nor alive; boards beyond 19×19
+//! fall back to the classical search.
 
 mod common;
 mod match_support;
@@ -133,4 +134,26 @@ fn a_seki_is_listed_as_seki_and_counted_as_gnu_go_does() {
         classical.ok(line);
     }
     assert_eq!(classical.ok("final_status_list seki"), "");
+}
+
+/// Boards larger than the net takes (19×19) are searched the classical way:
+/// moves, analysis and a count, without a single failed evaluation.
+#[test]
+fn boards_beyond_the_net_fall_back_to_the_classical_search() {
+    let Some(mut e) = net_engine("21") else {
+        return;
+    };
+    e.ok("komi 7.5");
+    let mv = e.ok("reg_genmove b");
+    assert!(common::is_vertex(&mv, 21), "{mv}");
+    e.ok(&format!("play b {mv}"));
+    let reply = e.ok("genmove w");
+    assert!(common::is_vertex(&reply, 21), "{reply}");
+    let score = e.ok("final_score");
+    assert!(same_score(&score, &score), "{score}");
+    e.ok("boardsize 19");
+    let mv = e.ok("genmove b");
+    assert!(common::is_vertex(&mv, 19), "{mv}");
+    e.ok("quit");
+    assert!(!e.stderr_has("evaluation failed"), "{}", e.stderr());
 }

@@ -150,14 +150,12 @@ struct StopRule {
     early: bool,
 }
 
-/// The evaluators of each search thread, kept between searches.
-enum Leaves {
-    Classical(Vec<Classical<Policy>>),
-    Network {
-        net: Arc<Network>,
-        cache: Arc<Mutex<NetCache>>,
-        threads: Vec<NetworkLeaves>,
-    },
+/// The network side of an engine made with [`MctsEngine::with_network`]:
+/// the net, its evaluation cache, and one evaluator per search thread.
+struct NetworkParts {
+    net: Arc<Network>,
+    cache: Arc<Mutex<NetCache>>,
+    threads: Vec<NetworkLeaves>,
 }
 
 /// The search engine. See the module documentation.
@@ -165,7 +163,11 @@ pub struct MctsEngine {
     config: SearchConfig,
     tree: Mutex<Tree>,
     searches: u64,
-    leaves: Leaves,
+    /// The classical evaluator of each search thread (kept between searches):
+    /// the engine's own without a net, and with one on boards larger than
+    /// the net takes.
+    classical: Vec<Classical<Policy>>,
+    network: Option<NetworkParts>,
     /// `genmove`s in a row whose best move's win rate was below the
     /// resignation threshold.
     losing_streak: u32,
@@ -193,7 +195,7 @@ impl MctsEngine {
     /// # Errors
     /// The allocation failed.
     pub fn try_new(config: SearchConfig) -> Result<MctsEngine, String> {
-        MctsEngine::build(config, Leaves::Classical(Vec::new()))
+        MctsEngine::build(config, None)
     }
 
     /// An engine whose leaves the network `net` evaluates (PUCT search).
@@ -201,15 +203,15 @@ impl MctsEngine {
     /// # Errors
     /// The table's memory cannot be had.
     pub fn with_network(config: SearchConfig, net: Arc<Network>) -> Result<MctsEngine, String> {
-        let leaves = Leaves::Network {
+        let network = NetworkParts {
             net,
             cache: Arc::new(Mutex::new(NetCache::new())),
             threads: Vec::new(),
         };
-        MctsEngine::build(config, leaves)
+        MctsEngine::build(config, Some(network))
     }
 
-    fn build(config: SearchConfig, leaves: Leaves) -> Result<MctsEngine, String> {
+    fn build(config: SearchConfig, network: Option<NetworkParts>) -> Result<MctsEngine, String> {
         let tree = Tree::try_new(config.tt_mb).map_err(|_| {
             format!(
                 "cannot allocate {} MB for the transposition table",
@@ -220,7 +222,8 @@ impl MctsEngine {
             tree: Mutex::new(tree),
             config,
             searches: 0,
-            leaves,
+            classical: Vec::new(),
+            network,
             losing_streak: 0,
         })
     }
@@ -229,9 +232,16 @@ impl MctsEngine {
         &self.config
     }
 
-    /// Whether a network evaluates the leaves.
+    /// Whether a network evaluates the leaves (on boards it takes).
     pub fn uses_network(&self) -> bool {
-        matches!(self.leaves, Leaves::Network { .. })
+        self.network.is_some()
+    }
+
+    /// Whether the network evaluates `game`'s leaves: there is one, and the
+    /// board is one it takes (up to 19×19; larger boards are searched the
+    /// classical way).
+    fn network_for(&self, game: &Game) -> bool {
+        self.network.is_some() && game.board().size() <= crate::nn::MAX_BOARD_SIZE
     }
 
     /// Playouts (leaf evaluations) run by the last search.
@@ -249,26 +259,24 @@ impl MctsEngine {
             .map(|s| (s, t.table.node(s).visits()))
     }
 
-    /// Makes sure there are `n` evaluators, for `game`.
+    /// Makes sure there are `n` evaluators of the kind that searches `game`.
     fn ensure_evaluators(&mut self, n: usize, game: &Game) {
-        match &mut self.leaves {
-            Leaves::Classical(threads) => {
-                while threads.len() < n {
-                    threads.push(Classical::new(self.config.playout_policy));
-                }
-            }
-            Leaves::Network {
-                net,
-                cache,
-                threads,
-            } => {
-                while threads.len() < n {
-                    threads.push(NetworkLeaves::new(
-                        net.clone(),
-                        cache.clone(),
+        let use_network = self.network_for(game);
+        match &mut self.network {
+            Some(parts) if use_network => {
+                while parts.threads.len() < n {
+                    parts.threads.push(NetworkLeaves::new(
+                        parts.net.clone(),
+                        parts.cache.clone(),
                         game,
                         self.config.batch,
                     ));
+                }
+            }
+            _ => {
+                while self.classical.len() < n {
+                    self.classical
+                        .push(Classical::new(self.config.playout_policy));
                 }
             }
         }
@@ -296,14 +304,11 @@ impl MctsEngine {
             interval,
         };
         self.searches += 1;
-        match &mut self.leaves {
-            Leaves::Classical(evaluators) => {
-                search.run(self.searches, &mut evaluators[..threads], progress)
+        match &mut self.network {
+            Some(parts) if game.board().size() <= crate::nn::MAX_BOARD_SIZE => {
+                search.run(self.searches, &mut parts.threads[..threads], progress)
             }
-            Leaves::Network {
-                threads: evaluators,
-                ..
-            } => search.run(self.searches, &mut evaluators[..threads], progress),
+            _ => search.run(self.searches, &mut self.classical[..threads], progress),
         }
     }
 }
@@ -580,11 +585,11 @@ impl MctsEngine {
     /// The network's ownership of `game`'s position, averaged over the eight
     /// symmetries; `None` without a network (or if it cannot evaluate).
     fn network_ownership(&mut self, game: &Game) -> Option<OwnershipMap> {
-        self.ensure_evaluators(1, game);
-        let Leaves::Network { threads, .. } = &mut self.leaves else {
+        if !self.network_for(game) {
             return None;
-        };
-        let eval = threads.first_mut()?;
+        }
+        self.ensure_evaluators(1, game);
+        let eval = self.network.as_mut()?.threads.first_mut()?;
         let mut map = OwnershipMap::default();
         let mut by_point = Vec::new();
         for symmetry in 0..8 {
@@ -634,7 +639,7 @@ impl MctsEngine {
             && game.move_number() >= area / 2
             && report.visits >= 64
             && best.winrate < self.config.resign_threshold
-            && (!self.uses_network() || self.hopeless(game, best.score_lead))
+            && (!self.network_for(game) || self.hopeless(game, best.score_lead))
         {
             return Decision::Resign;
         }
@@ -771,8 +776,8 @@ impl Engine for MctsEngine {
     fn clear(&mut self) {
         lock(&self.tree).table.clear();
         self.losing_streak = 0;
-        if let Leaves::Network { cache, .. } = &self.leaves {
-            match cache.lock() {
+        if let Some(parts) = &self.network {
+            match parts.cache.lock() {
                 Ok(mut c) => c.clear(),
                 Err(poisoned) => poisoned.into_inner().clear(),
             }

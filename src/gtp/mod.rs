@@ -384,7 +384,7 @@ impl Session {
             use_all_time: self.clock.use_or_lose(color),
         };
         let started = self.received;
-        let decision = self.think(StopOn::CommentLine, |engine, game, stop, out| {
+        let (decision, summary) = self.think(StopOn::CommentLine, |engine, game, stop, out| {
             // The visits of the last `info` line written, so that the final
             // state is written once, after the search, whatever the interval.
             let mut written: Option<u64> = None;
@@ -413,9 +413,22 @@ impl Session {
                     }
                 }
             }
-            decision
+            (decision, (report.visits, report.winrate, report.score_lead))
         });
         let elapsed = started.elapsed();
+        let (visits, winrate, lead) = summary;
+        let chosen = match decision {
+            Decision::Play(mv) => vertex::format_move(mv, self.game.board().size()),
+            Decision::Resign => "resign".to_string(),
+        };
+        self.log(&format!(
+            "{} {chosen} after {visits} visits in {:.2} s ({:.0}/s), win rate {:.1}%, lead {:+.1}",
+            color.letter(),
+            elapsed.as_secs_f64(),
+            visits as f64 / elapsed.as_secs_f64().max(1e-3),
+            100.0 * winrate,
+            lead
+        ));
         if play {
             self.clock.spend(color, elapsed);
         }

@@ -48,8 +48,9 @@ use crate::search::classical::playout::{sample_playouts, PlayoutRng, Policy};
 use crate::search::classical::priors::PriorWeights;
 use classical::Classical;
 use evaluate::LeafEvaluator;
+use key::{KeyMode, KeyState};
 use mcts::{Root, Tree, Worker};
-use net_cache::NetCache;
+use net_cache::{net_input_key, NetCache};
 use network::NetworkLeaves;
 use ownership::OwnershipMap;
 use puct::PuctConfig;
@@ -171,6 +172,10 @@ pub struct MctsEngine {
     /// `genmove`s in a row whose best move's win rate was below the
     /// resignation threshold.
     losing_streak: u32,
+    /// The last position's ownership averaged over the net's 8 symmetries,
+    /// under its [`net_input_key`] with the full-history node key: one
+    /// `final_status_list` or `final_score` after another asks the net once.
+    final_ownership: Option<(u64, OwnershipMap)>,
 }
 
 fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
@@ -225,6 +230,7 @@ impl MctsEngine {
             classical: Vec::new(),
             network,
             losing_streak: 0,
+            final_ownership: None,
         })
     }
 
@@ -588,6 +594,14 @@ impl MctsEngine {
         if !self.network_for(game) {
             return None;
         }
+        let history_key =
+            KeyState::of_game(game).key(game.board(), game.to_move(), KeyMode::PlainTree);
+        let key = net_input_key(history_key, game);
+        if let Some((k, map)) = &self.final_ownership {
+            if *k == key {
+                return Some(map.clone());
+            }
+        }
         self.ensure_evaluators(1, game);
         let eval = self.network.as_mut()?.threads.first_mut()?;
         let mut map = OwnershipMap::default();
@@ -597,6 +611,7 @@ impl MctsEngine {
             network::ownership_by_point(game.board(), eval.ownership(), &mut by_point);
             map.add_black(game.board(), &by_point);
         }
+        self.final_ownership = Some((key, map.clone()));
         Some(map)
     }
 
@@ -776,6 +791,7 @@ impl Engine for MctsEngine {
     fn clear(&mut self) {
         lock(&self.tree).table.clear();
         self.losing_streak = 0;
+        self.final_ownership = None;
         if let Some(parts) = &self.network {
             match parts.cache.lock() {
                 Ok(mut c) => c.clear(),

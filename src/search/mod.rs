@@ -907,6 +907,44 @@ mod tests {
         }
     }
 
+    /// The remembered final ownership is always the asked position's: after
+    /// a move, and after a change of komi, the engine answers as a fresh one
+    /// does, and going back gives the first answer again.
+    #[test]
+    fn remembered_final_ownership_follows_the_position() {
+        let Some(net) = b6c96() else { return };
+        let fresh = || {
+            MctsEngine::with_network(
+                SearchConfig {
+                    tt_mb: 4,
+                    ..SearchConfig::default()
+                },
+                net.clone(),
+            )
+            .unwrap()
+        };
+        let g = Geometry::new(9).unwrap();
+        let start = Game::new(g, Preset::Chinese.rules(), 7.0);
+        let mut moved = start.clone();
+        moved
+            .play(Color::Black, Move::Play(g.point(4, 4).unwrap()))
+            .unwrap();
+        let mut high_komi = start.clone();
+        high_komi.set_komi(30.0);
+        let map = |engine: &mut MctsEngine, game: &Game| {
+            let m = engine.network_ownership(game).expect("the net covers 9x9");
+            m.for_color(game.board(), Color::Black)
+        };
+        let mut engine = fresh();
+        let first = map(&mut engine, &start);
+        for other in [&moved, &high_komi] {
+            let remembered = map(&mut engine, other);
+            assert_ne!(remembered, first, "the position changed");
+            assert_eq!(remembered, map(&mut fresh(), other));
+            assert_eq!(map(&mut engine, &start), first);
+        }
+    }
+
     /// `dead_stones` searches only for a second opinion on chains the
     /// settling playouts leave in doubt: none on a board without stones, none
     /// where every chain is clearly alive or dead.

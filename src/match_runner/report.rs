@@ -40,7 +40,8 @@ pub fn game_line(number: u32, a_color: Color, record: &GameRecord) -> String {
 pub struct Tally {
     /// Wins of A and B.
     pub wins: [u32; 2],
-    /// A's wins as Black and games as Black, then the same as White.
+    /// A's score as Black in half points (a win 2, a draw 1) and games as
+    /// Black, then the same as White.
     pub a_by_color: [(u32, u32); 2],
     pub draws: u32,
     pub no_result: u32,
@@ -55,12 +56,13 @@ impl Tally {
                 by_color.1 += 1;
                 if c == a_color {
                     self.wins[0] += 1;
-                    by_color.0 += 1;
+                    by_color.0 += 2;
                 } else {
                     self.wins[1] += 1;
                 }
             }
             Verdict::Draw => {
+                by_color.0 += 1;
                 by_color.1 += 1;
                 self.draws += 1;
             }
@@ -91,15 +93,24 @@ impl Tally {
                 100.0 * self.a_score() / f64::from(n),
                 100.0 * lo,
                 100.0 * hi,
-                self.a_by_color[0].0,
+                half_points(self.a_by_color[0].0),
                 self.a_by_color[0].1,
-                self.a_by_color[1].0,
+                half_points(self.a_by_color[1].0),
                 self.a_by_color[1].1,
             ),
             None => "A win rate: no game with a result".to_string(),
         });
         lines.push(format!("total time {:.1} s", elapsed.as_secs_f64()));
         lines
+    }
+}
+
+/// `7` or `7.5` for 14 or 15 half points.
+fn half_points(half: u32) -> String {
+    if half.is_multiple_of(2) {
+        (half / 2).to_string()
+    } else {
+        format!("{}.5", half / 2)
     }
 }
 
@@ -135,10 +146,15 @@ mod tests {
         assert_eq!(t.wins, [1, 1]);
         assert_eq!((t.draws, t.no_result, t.decided()), (1, 1, 3));
         assert_eq!(t.a_score(), 1.5);
-        assert_eq!(t.a_by_color, [(1, 1), (0, 2)]);
+        assert_eq!(t.a_by_color, [(2, 1), (1, 2)]);
         let lines = t.summary_lines(Duration::from_secs(2));
         assert!(
             lines[1].starts_with("A win rate 50.0% over 3 games"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[1].ends_with("as black 1/1, as white 0.5/2"),
             "{}",
             lines[1]
         );

@@ -2,14 +2,15 @@
 //! plane, every global and the legal-move mask (`tests/data/nn_features/`, see the
 //! header of the data file for how KataGo's features were recorded).
 
-use tengen::go::board::{Color, Geometry, Move};
+mod common;
+
+use tengen::go::board::{Color, Geometry};
 use tengen::go::rules::{KoRule, Preset, Rules, Scoring};
 use tengen::nn::features::{FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
 use tengen::nn::history::{HandicapBonus, KataRuleExtras};
 use tengen::Game;
 
 const DATA: &str = include_str!("data/nn_features/katago_features.txt");
-const COLUMNS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
 /// tengen's rules and KataGo's rule extras for a KataGo rule-set name (the
 /// data were recorded under KataGo's named rule sets, whose friendly-pass and
@@ -43,18 +44,6 @@ fn rules_for(katago_name: &str) -> (Rules, KataRuleExtras) {
     }
 }
 
-fn parse_move(text: &str, g: Geometry) -> Move {
-    if text == "pass" {
-        return Move::Pass;
-    }
-    let x = COLUMNS
-        .iter()
-        .position(|&c| c == text.as_bytes()[0])
-        .expect("column");
-    let row: usize = text[1..].parse().expect("row");
-    Move::Play(g.point(x, g.size() - row).expect("vertex"))
-}
-
 fn game_for(spec: &str) -> (Game, KataRuleExtras) {
     let mut it = spec.split_whitespace();
     let n: usize = it.next().expect("size").parse().expect("size");
@@ -65,7 +54,8 @@ fn game_for(spec: &str) -> (Game, KataRuleExtras) {
     for m in it {
         let (c, v) = m.split_once(':').expect("move");
         let color = if c == "B" { Color::Black } else { Color::White };
-        game.play(color, parse_move(v, g)).expect("legal move");
+        game.play(color, common::gtp_move(v, g))
+            .expect("legal move");
     }
     (game, extras)
 }

@@ -141,6 +141,32 @@ fn white_lives_on_the_vital_point() {
     assert_finds(&game, at(&game, 1, 0));
 }
 
+/// White's corner group has a bulky five eye space (A7 B7 C7 A6 B6); B7,
+/// next to three of its points, is vital. White's group and eye space make 11
+/// points, Black has the other 38: at komi 30.5 White wins if and only if the
+/// group lives.
+const BULKY_FIVE: [&str; 7] = [
+    ". . . O X . .", //
+    ". . O O X . .", //
+    "O O O X X . .", //
+    "X X X X . . .", //
+    ". . . . . . .", //
+    ". . . . . . .", //
+    ". . . . . . .", //
+];
+
+#[test]
+fn black_kills_the_bulky_five() {
+    let game = position(&BULKY_FIVE, Color::Black, 30.5);
+    assert_finds(&game, at(&game, 1, 0));
+}
+
+#[test]
+fn white_lives_in_the_bulky_five() {
+    let game = position(&BULKY_FIVE, Color::White, 30.5);
+    assert_finds(&game, at(&game, 1, 0));
+}
+
 /// White's two stones between Black's columns have one liberty left; if
 /// Black does not take them at once, they escape and cut Black apart.
 #[test]
@@ -189,4 +215,25 @@ fn white_saves_the_cutting_stones() {
 fn only_the_network_blocks_the_slide_under_the_wall() {
     let game = from_moves(9, 7.0, "E5 C5 G4 D4 D7 D6 E6 C7 D8 F3 E4 E3");
     assert_only_network_finds(&game, common::gtp_move("G3", game.board().geometry()));
+}
+
+/// A 19×19 middle game KataGo (Black) played against tengen, 140 moves
+/// (`sgf/tactics/capture-the-cutter.sgf`). White's cutting stone at D11 is in
+/// atari; Black must take it at E11, which joins the black stones around it.
+/// KataGo's own search in that game (b15c192 net) rated E11 35 points of
+/// winning chance above every other move; tengen's b15c192 search agrees
+/// (E11 27%, then G12 15%: Black is behind). The classical search plays B9 or
+/// D2 at 3000 playouts (it finds E11 at 20000).
+#[test]
+fn only_the_network_captures_the_cutting_stone() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sgf/tactics/capture-the-cutter.sgf"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let game = tengen::sgf::load(&bytes, 0, None, Preset::Chinese.rules(), 7.5)
+        .unwrap()
+        .game;
+    assert_eq!(game.to_move(), Color::Black);
+    assert_only_network_finds(&game, common::gtp_move("E11", game.board().geometry()));
 }

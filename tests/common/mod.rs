@@ -223,39 +223,22 @@ pub fn parse_response(raw: &str) -> Option<(bool, Option<String>, String)> {
     Some((ok, id, after.to_string()))
 }
 
-/// GTP's column letters (no I).
-pub const COLUMNS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
-
 /// A vertex string on a board of `size`, for checks: letter without I, row.
 pub fn is_vertex(text: &str, size: usize) -> bool {
+    const COLS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
     let mut chars = text.chars();
     let Some(c) = chars.next() else { return false };
-    let Some(x) = COLUMNS.find(c) else {
-        return false;
-    };
+    let Some(x) = COLS.find(c) else { return false };
     let Ok(row) = chars.as_str().parse::<usize>() else {
         return false;
     };
     x < size && (1..=size).contains(&row)
 }
 
-/// The move of test data written as GTP writes it (`D4`, `pass`); panics on
-/// anything else.
+/// The move of test data written as GTP writes it (`D4`, `pass`), read by
+/// the engine's own vertex parser; panics on anything else.
 pub fn gtp_move(text: &str, g: tengen::Geometry) -> tengen::Move {
-    if text.eq_ignore_ascii_case("pass") {
-        return tengen::Move::Pass;
-    }
-    let mut chars = text.chars();
-    let x = chars
-        .next()
-        .and_then(|c| COLUMNS.find(c.to_ascii_uppercase()))
-        .unwrap_or_else(|| panic!("column of {text}"));
-    let row: usize = chars
-        .as_str()
-        .parse()
-        .unwrap_or_else(|_| panic!("row of {text}"));
-    let point = g.size().checked_sub(row).and_then(|y| g.point(x, y));
-    tengen::Move::Play(point.unwrap_or_else(|| panic!("{text} is off the board")))
+    tengen::gtp::vertex::parse_move(text, g).unwrap_or_else(|_| panic!("{text} is no move here"))
 }
 
 /// Reports that a test cannot run here because `why` (a missing net or

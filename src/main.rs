@@ -7,6 +7,7 @@ use tengen::engine::Limits;
 use tengen::go::rules::Preset;
 use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
+use tengen::search::puct::PuctConfig;
 use tengen::search::{MctsEngine, SearchConfig};
 
 #[derive(Parser, Debug)]
@@ -77,6 +78,12 @@ struct EngineArgs {
     #[arg(long, default_value_t = SearchConfig::default().exploration,
           allow_negative_numbers = true, value_parser = non_negative)]
     exploration: f32,
+    /// With --model: how far PUCT's exploration follows the spread of the
+    /// values below a node, 0 to 1 (0 = off; KataGo's
+    /// `cpuctUtilityStdevScale`; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().stdev_scale,
+          allow_negative_numbers = true, value_parser = fraction_f32)]
+    stdev_scale: f32,
     /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
     /// the first move (0 = off; for tuning matches).
     #[arg(long, default_value_t = PriorWeights::default().opening_sense,
@@ -195,6 +202,11 @@ fn parse_score_weight(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A fraction as an `f32`, such as `--stdev-scale`.
+fn fraction_f32(text: &str) -> Result<f32, String> {
+    fraction(text).map(|v| v as f32)
+}
+
 /// `--time` and other durations: a positive number of seconds, a year at most.
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text
@@ -274,6 +286,10 @@ fn gtp(args: EngineArgs) -> ExitCode {
         batch: usize::from(args.batch),
         rave_equiv: args.rave_equiv,
         exploration: args.exploration,
+        puct: PuctConfig {
+            stdev_scale: args.stdev_scale,
+            ..PuctConfig::default()
+        },
         priors: PriorWeights {
             opening_sense: args.opening_sense,
             ..PriorWeights::default()

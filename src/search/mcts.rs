@@ -623,6 +623,7 @@ impl Worker {
                         margin_sq: margin * margin,
                         win: win_value(margin),
                         lead: margin,
+                        value_sq: v * v,
                     };
                     (v, counted)
                 } else {
@@ -635,6 +636,7 @@ impl Worker {
                         margin_sq: m * m + sd * sd,
                         win: result.black_win,
                         lead: result.lead,
+                        value_sq: result.value * result.value,
                     };
                     (result.value, counted)
                 };

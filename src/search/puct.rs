@@ -6,11 +6,19 @@
 //! - `P` the policy prior, at the root raised to `1 / temperature` and
 //!   renormalised;
 //! - `N` the visits of all edges, `n` this edge's;
-//! - `c(N) = c_puct + c_log · ln((N + base) / base)`, which grows slowly with
-//!   the visits (KataGo's `cpuctExploration`, `cpuctExplorationLog`,
-//!   `cpuctExplorationBase`);
+//! - `c(N) = (c_puct + c_log · ln((N + base) / base)) · s`, which grows
+//!   slowly with the visits (KataGo's `cpuctExploration`,
+//!   `cpuctExplorationLog`, `cpuctExplorationBase`), where
+//!   `s = 1 + stdev_scale · (σ / σ₀ - 1)` follows the spread `σ` of the
+//!   values below the node, estimated with a prior `σ₀` worth
+//!   `stdev_prior_weight` results (KataGo's `cpuctUtilityStdev*`): where
+//!   every line ends alike, as in a close endgame, small value differences
+//!   count for more against the policy;
 //! - an unvisited edge's `Q` is the parent's value less
-//!   `fpu_reduction · sqrt(Σ P of visited edges)` (first-play urgency).
+//!   `fpu_reduction · sqrt(V)` (first-play urgency), `V` the policy of the
+//!   visited edges; the parent's value is its own evaluation and its mean
+//!   over the search blended `1 - V² : V²` (KataGo's
+//!   `fpuParentWeightByVisitedPolicy`).
 //!
 //! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
 //! constants are KataGo's halved.
@@ -30,11 +38,17 @@ pub struct PuctConfig {
     pub root_fpu_reduction: f32,
     /// Softmax temperature of the policy at the root (1: the net's policy).
     pub root_policy_temperature: f32,
+    /// The exploration's scaling by the spread of the values (0: off), the
+    /// spread it is relative to, and that prior's weight in results.
+    pub stdev_scale: f32,
+    pub stdev_prior: f32,
+    pub stdev_prior_weight: f32,
 }
 
 impl Default for PuctConfig {
     fn default() -> Self {
-        // KataGo's GTP defaults (1.0, 0.45, 500, 0.2, 0.1) on tengen's 0..1 scale.
+        // KataGo's GTP defaults (1.0, 0.45, 500, 0.2, 0.1; 0.85, 0.4, 2) on
+        // tengen's 0..1 scale.
         PuctConfig {
             c_puct: 0.5,
             c_log: 0.225,
@@ -42,6 +56,9 @@ impl Default for PuctConfig {
             fpu_reduction: 0.1,
             root_fpu_reduction: 0.05,
             root_policy_temperature: 1.0,
+            stdev_scale: 0.85,
+            stdev_prior: 0.2,
+            stdev_prior_weight: 2.0,
         }
     }
 }
@@ -81,14 +98,17 @@ pub fn select(
         1.0
     };
     let c = cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln();
-    let scale = c * (total + 0.01).sqrt();
+    let scale = c * (total + 0.01).sqrt() * stdev_factor(node, cfg);
     let reduction = if at_root {
         cfg.root_fpu_reduction
     } else {
         cfg.fpu_reduction
     };
-    let parent_q = for_mover(node.value() as f32, mover);
-    let fpu = parent_q - reduction * visited_policy.max(0.0).sqrt();
+    let visited_policy = visited_policy.clamp(0.0, 1.0);
+    let mean_weight = (visited_policy * visited_policy) as f64;
+    let parent_black = mean_weight * node.value() + (1.0 - mean_weight) * node.own_value();
+    let parent_q = for_mover(parent_black as f32, mover);
+    let fpu = parent_q - reduction * visited_policy.sqrt();
     let mut best = None;
     let mut best_score = f32::NEG_INFINITY;
     for (i, e) in edges.iter().enumerate() {
@@ -114,6 +134,28 @@ pub fn select(
         }
     }
     best
+}
+
+/// The exploration's factor `s` from the spread of the values below `node`
+/// (see the module documentation): the variance of the results through the
+/// node, with `stdev_prior²` counted as `stdev_prior_weight` results.
+pub fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
+    if cfg.stdev_scale == 0.0 {
+        return 1.0;
+    }
+    let prior = cfg.stdev_prior as f64;
+    let weight = cfg.stdev_prior_weight as f64;
+    let n = node.score_n as f64;
+    let stdev = if n <= 1.0 {
+        prior
+    } else {
+        let mean_sq = node.value() * node.value();
+        let sq_mean = node.value_sq_mean().max(mean_sq);
+        (((mean_sq + prior * prior) * weight + sq_mean * n) / (weight + n - 1.0) - mean_sq)
+            .max(0.0)
+            .sqrt()
+    };
+    (1.0 + cfg.stdev_scale as f64 * (stdev / prior - 1.0)) as f32
 }
 
 /// Nodes (abscissas) and weights of 5-point Gauss-Hermite quadrature for a
@@ -168,12 +210,21 @@ mod tests {
             .iter()
             .map(|e| e.visits as f64 * e.child_q as f64)
             .sum();
+        // The node's own evaluation 0.3, and results whose squares spread
+        // around the children's values by as much again.
+        let value_sq_sum: f64 = 0.09
+            + edges
+                .iter()
+                .map(|e| e.visits as f64 * (e.child_q as f64).powi(2) * 1.1)
+                .sum::<f64>();
         Node {
             key: 1,
             own_n: 1,
-            own_sum: 0.5,
+            own_sum: 0.3,
             child_n,
             child_sum,
+            score_n: child_n + 1,
+            value_sq_sum,
             ..Node::default()
         }
     }
@@ -183,7 +234,20 @@ mod tests {
     fn urgency(node: &Node, edges: &[Edge], i: usize, mover: Color, root: bool) -> f32 {
         let cfg = PuctConfig::default();
         let total: f32 = edges.iter().map(|e| e.visits as f32).sum();
-        let c = cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln();
+        // The spread of the values below the node, the prior counted as
+        // `stdev_prior_weight` extra results (Bessel-corrected).
+        let n = node.score_n as f64;
+        let mean = node.value();
+        let prior = cfg.stdev_prior as f64;
+        let w = cfg.stdev_prior_weight as f64;
+        let stdev = if n <= 1.0 {
+            prior
+        } else {
+            let sum_sq = node.value_sq_sum + w * (mean * mean + prior * prior);
+            (sum_sq / (n + w - 1.0) - mean * mean).max(0.0).sqrt()
+        };
+        let s = 1.0 + cfg.stdev_scale * (stdev as f32 / cfg.stdev_prior - 1.0);
+        let c = (cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln()) * s;
         let visited: f32 = edges
             .iter()
             .filter(|e| e.visits > 0)
@@ -194,10 +258,13 @@ mod tests {
         } else {
             cfg.fpu_reduction
         };
+        let v = visited.min(1.0) as f64;
+        let own = node.own_sum / node.own_n as f64;
+        let black = v * v * node.value() + (1.0 - v * v) * own;
         let parent = if mover == Color::Black {
-            node.value() as f32
+            black as f32
         } else {
-            1.0 - node.value() as f32
+            1.0 - black as f32
         };
         let e = &edges[i];
         let q = if e.visits == 0 {
@@ -247,6 +314,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_narrow_spread_of_values_lets_them_overrule_the_policy_sooner() {
+        // Both moves tried 40 times; the policy's favourite is 5% worse.
+        let edges = [edge(1, 0.9, 40, 0.50), edge(2, 0.1, 40, 0.55)];
+        let mut node = node_over(&edges);
+        node.own_sum = 0.52;
+        node.value_sq_sum = 0.52 * 0.52 + 40.0 * (0.50f64.powi(2) + 0.55f64.powi(2));
+        let scaled = PuctConfig::default();
+        assert!(stdev_factor(&node, &scaled) < 0.5);
+        assert_eq!(
+            select(&node, &edges, Color::Black, false, &scaled, |_| true),
+            Some(1)
+        );
+        let unscaled = PuctConfig {
+            stdev_scale: 0.0,
+            ..scaled
+        };
+        assert_eq!(stdev_factor(&node, &unscaled), 1.0);
+        assert_eq!(
+            select(&node, &edges, Color::Black, false, &unscaled, |_| true),
+            Some(0)
+        );
+        // Values spread as widely as the prior leave the exploration as it is.
+        node.value_sq_sum += 81.0 * 0.2 * 0.2;
+        assert!((stdev_factor(&node, &scaled) - 1.0).abs() < 0.05);
     }
 
     #[test]

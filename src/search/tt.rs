@@ -55,6 +55,9 @@ pub struct Node {
     /// Sum of Black's expected leads of those results (a playout's margin; a
     /// network's lead head).
     pub lead_sum: f64,
+    /// Sum of the squares of Black's values of those results, for the spread
+    /// of the values below the node (PUCT scales its exploration by it).
+    pub value_sq_sum: f64,
     /// The node's edges in the arena (`edges_len == 0`: not expanded).
     pub edges_start: u32,
     pub edges_len: u16,
@@ -98,6 +101,7 @@ impl Node {
         self.score_sq_sum += o.margin_sq;
         self.win_sum += o.win;
         self.lead_sum += o.lead;
+        self.value_sq_sum += o.value_sq;
         self.score_n += 1;
     }
 
@@ -114,6 +118,7 @@ impl Node {
             } else {
                 self.lead_sum / n
             },
+            value_sq: self.value_sq_sum / n,
         }
     }
 
@@ -148,6 +153,27 @@ impl Node {
         (self.score_sq_mean() - mean * mean).max(0.0).sqrt()
     }
 
+    /// Mean square of Black's values over the results through the node.
+    #[inline]
+    pub fn value_sq_mean(&self) -> f64 {
+        if self.score_n == 0 {
+            0.0
+        } else {
+            self.value_sq_sum / self.score_n as f64
+        }
+    }
+
+    /// The node's own evaluation (Black's value of the leaf it was), or its
+    /// value if it has none.
+    #[inline]
+    pub fn own_value(&self) -> f64 {
+        if self.own_n == 0 {
+            self.value()
+        } else {
+            self.own_sum / self.own_n as f64
+        }
+    }
+
     #[inline]
     pub fn is_expanded(&self) -> bool {
         self.edges_len > 0
@@ -174,6 +200,9 @@ pub struct Outcome {
     pub win: f64,
     /// Expected lead in points.
     pub lead: f64,
+    /// The square of Black's value of the result (its mean square, for a
+    /// mean of results).
+    pub value_sq: f64,
 }
 
 /// A move from a node: the per-edge statistics of graph search, AMAF and prior.

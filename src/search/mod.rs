@@ -648,11 +648,14 @@ impl MctsEngine {
             return Decision::Play(Move::Pass);
         };
         let area = game.board().geometry().area() as u32;
+        // Visits behind the root's moves, this search's and those kept in
+        // the table from earlier ones (an early stop may add only a few).
+        let evidence: u64 = report.moves.iter().map(|m| m.visits).sum();
         if options.allow_resign
             && !options.cleanup
             && self.config.resign_threshold > 0.0
             && game.move_number() >= area / 2
-            && report.visits >= 64
+            && evidence >= 64
             && best.winrate < self.config.resign_threshold
             && (!self.network_for(game) || self.hopeless(game, best.score_lead))
         {

@@ -80,7 +80,7 @@ struct EngineArgs {
     exploration: f32,
     /// With --model: how far PUCT's exploration follows the spread of the
     /// values below a node, 0 to 1 (0 = off; KataGo's
-    /// `cpuctUtilityStdevScale`; for tuning matches).
+    /// `cpuctUtilityStdevScale`, 0.85 there; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().stdev_scale,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     stdev_scale: f32,

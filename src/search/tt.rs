@@ -163,17 +163,6 @@ impl Node {
         }
     }
 
-    /// The node's own evaluation (Black's value of the leaf it was), or its
-    /// value if it has none.
-    #[inline]
-    pub fn own_value(&self) -> f64 {
-        if self.own_n == 0 {
-            self.value()
-        } else {
-            self.own_sum / self.own_n as f64
-        }
-    }
-
     #[inline]
     pub fn is_expanded(&self) -> bool {
         self.edges_len > 0

@@ -135,7 +135,7 @@ pub fn select(
 /// The exploration's factor `s` from the spread of the values below `node`
 /// (see the module documentation): the variance of the results through the
 /// node, with `stdev_prior²` counted as `stdev_prior_weight` results.
-pub fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
+fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
     if cfg.stdev_scale == 0.0 {
         return 1.0;
     }
@@ -145,7 +145,8 @@ pub fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
     let stdev = if n <= 1.0 {
         prior
     } else {
-        let mean_sq = node.value() * node.value();
+        let mean = node.value();
+        let mean_sq = mean * mean;
         let sq_mean = node.value_sq_mean().max(mean_sq);
         (((mean_sq + prior * prior) * weight + sq_mean * n) / (weight + n - 1.0) - mean_sq)
             .max(0.0)

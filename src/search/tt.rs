@@ -84,14 +84,20 @@ impl Node {
         }
     }
 
-    /// Mean final margin for Black.
+    /// `sum` divided by the results through the node (0 with none).
     #[inline]
-    pub fn score(&self) -> f64 {
+    fn per_result(&self, sum: f64) -> f64 {
         if self.score_n == 0 {
             0.0
         } else {
-            self.score_sum / self.score_n as f64
+            sum / self.score_n as f64
         }
+    }
+
+    /// Mean final margin for Black.
+    #[inline]
+    pub fn score(&self) -> f64 {
+        self.per_result(self.score_sum)
     }
 
     /// Counts one result through the node.
@@ -108,17 +114,12 @@ impl Node {
     /// The mean of the results through the node (what a transposition
     /// backs up).
     pub fn mean_outcome(&self) -> Outcome {
-        let n = f64::from(self.score_n.max(1));
         Outcome {
             margin: self.score(),
             margin_sq: self.score_sq_mean(),
             win: self.win_rate(),
-            lead: if self.score_n == 0 {
-                0.0
-            } else {
-                self.lead_sum / n
-            },
-            value_sq: self.value_sq_sum / n,
+            lead: self.per_result(self.lead_sum),
+            value_sq: self.value_sq_mean(),
         }
     }
 
@@ -136,11 +137,7 @@ impl Node {
     /// Mean squared margin over the results through the node.
     #[inline]
     pub fn score_sq_mean(&self) -> f64 {
-        if self.score_n == 0 {
-            0.0
-        } else {
-            self.score_sq_sum / self.score_n as f64
-        }
+        self.per_result(self.score_sq_sum)
     }
 
     /// Standard deviation of Black's margin over the results through the node.
@@ -156,11 +153,7 @@ impl Node {
     /// Mean square of Black's values over the results through the node.
     #[inline]
     pub fn value_sq_mean(&self) -> f64 {
-        if self.score_n == 0 {
-            0.0
-        } else {
-            self.value_sq_sum / self.score_n as f64
-        }
+        self.per_result(self.value_sq_sum)
     }
 
     #[inline]

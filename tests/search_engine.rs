@@ -357,6 +357,24 @@ fn resigns_when_lost_but_not_in_the_opening_nor_when_told_not_to() {
     }
 }
 
+/// Searches too short to resign on their own (fewer than 64 visits each, as
+/// at a few seconds per move on a slow machine) still resign once the visits
+/// the table keeps from earlier moves add up to enough.
+#[test]
+fn short_searches_resign_on_the_visits_the_table_keeps() {
+    let late = position(&LOST, Color::Black, 0.5, 14);
+    for (name, fresh) in kinds(small()) {
+        let mut e = fresh();
+        let decisions: Vec<Decision> = (0..2 * tengen::search::RESIGN_AFTER)
+            .map(|_| genmove(&mut e, &late, Color::Black, &with_playouts(40)).0)
+            .collect();
+        assert!(
+            decisions.contains(&Decision::Resign),
+            "{name}: {decisions:?}"
+        );
+    }
+}
+
 /// The score utility must not bend the reported win rate: in a position every
 /// playout wins, the winner's win rate is about 1 (and a finite number, komi
 /// 0 included), whatever `score_weight` is and whichever colour wins.

@@ -498,7 +498,7 @@ impl MctsEngine {
             .map(|e| e.prior_w as f64)
             .sum::<f64>()
             .max(1e-9);
-        let mut moves: Vec<MoveInfo> = edges
+        let mut moves: Vec<(MoveInfo, f64)> = edges
             .iter()
             .filter(|e| e.visits > 0 && (e.point == PASS || root.legal[e.point as usize]))
             .map(|e| {
@@ -514,7 +514,13 @@ impl MctsEngine {
                 if let Some(c) = child {
                     Self::principal_variation(&t.table, c, &mut pv);
                 }
-                MoveInfo {
+                let variance = child.map_or(0.0, |c| {
+                    let node = t.table.node(c);
+                    node.value_sq_mean() - node.value() * node.value()
+                });
+                let mover_q = mcts::for_mover(e.child_q, color) as f64;
+                let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
+                let info = MoveInfo {
                     mv: mcts::point_move(e.point),
                     visits: e.visits as u64,
                     winrate,
@@ -525,15 +531,23 @@ impl MctsEngine {
                     score_stdev: stdev,
                     utility: utility(e.child_q as f64),
                     pv,
-                }
+                };
+                (info, value_lcb)
             })
             .collect();
-        moves.sort_by(|a, b| {
+        moves.sort_by(|(a, _), (b, _)| {
             b.visits
                 .cmp(&a.visits)
                 .then(b.winrate.total_cmp(&a.winrate))
         });
-        report.moves = moves;
+        // The network's search plays, as KataGo, the well-visited move with
+        // the best lower confidence bound; it goes first.
+        if exact_winrates {
+            if let Some(i) = puct::lcb_choice(moves.iter().map(|(m, lcb)| (m.visits, *lcb))) {
+                moves[..=i].rotate_right(1);
+            }
+        }
+        report.moves = moves.into_iter().map(|(m, _)| m).collect();
         report
     }
 

@@ -155,6 +155,53 @@ fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
     (1.0 + cfg.stdev_scale as f64 * (stdev / prior - 1.0)) as f32
 }
 
+/// Standard errors between a root move's value and the lower confidence
+/// bound it is chosen by (KataGo's `lcbStdevs`).
+pub const LCB_STDEVS: f64 = 5.0;
+/// Share of the most visited root move's visits a move needs before its
+/// lower confidence bound may win it the choice (KataGo's
+/// `minVisitPropForLCB`).
+pub const LCB_MIN_VISIT_SHARE: f64 = 0.15;
+/// Half the width of the value range (0..1); KataGo's utility range radius
+/// on tengen's scale.
+const VALUE_RANGE_RADIUS: f64 = 0.5;
+
+/// The lower confidence bound of a root move's value for the player to move,
+/// as KataGo chooses its move by: the mean `mover_q` (0..1) less
+/// [`LCB_STDEVS`] standard errors of the mean of `visits` results with
+/// variance `variance`. So that a handful of results cannot look certain,
+/// the variance carries a prior as wide as the whole value range, weighted
+/// `1 / visits²` results (KataGo's weighting, which fades quickly). No
+/// visits give the bound of the worst possible move.
+pub fn value_lcb(mover_q: f64, variance: f64, visits: u32) -> f64 {
+    let radius_of_range = 2.0 * VALUE_RANGE_RADIUS * LCB_STDEVS;
+    if visits == 0 {
+        return -radius_of_range;
+    }
+    let n = visits as f64;
+    let prior = 1.0 / (n * n);
+    let variance =
+        variance.max(1e-8) + VALUE_RANGE_RADIUS * VALUE_RANGE_RADIUS * prior / (n + prior);
+    let effective = (n + prior) * (n + prior) / (n + prior * prior);
+    mover_q - LCB_STDEVS * (variance / effective).sqrt()
+}
+
+/// The index of the move to play among root moves given as
+/// `(visits, lower confidence bound)`: the best bound among the moves with
+/// at least [`LCB_MIN_VISIT_SHARE`] of the most visits (the first on ties).
+/// `None` for no moves.
+pub fn lcb_choice(moves: impl Iterator<Item = (u64, f64)> + Clone) -> Option<usize> {
+    let most = moves.clone().map(|(n, _)| n).max()?;
+    let floor = LCB_MIN_VISIT_SHARE * most as f64;
+    let mut best: Option<(usize, f64)> = None;
+    for (i, (n, lcb)) in moves.enumerate() {
+        if n > 0 && n as f64 >= floor && best.is_none_or(|(_, b)| lcb > b) {
+            best = Some((i, lcb));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
 /// Nodes (abscissas) and weights of 5-point Gauss-Hermite quadrature for a
 /// standard normal: `E[f(Z)] ≈ Σ w_i f(z_i)`.
 const NORMAL_QUADRATURE: [(f64, f64); 5] = [
@@ -420,6 +467,57 @@ mod tests {
             select(&node, &edges, Color::Black, false, &hot, |_| true),
             Some(0)
         );
+    }
+
+    /// KataGo's bound as its code computes it (weights, squared mean, a
+    /// prior as wide as the range), for `visits` results of weight one.
+    fn katago_lcb(q: f64, mean: f64, sq_mean: f64, visits: u32) -> f64 {
+        let (mut weight, mut weight_sq) = (visits as f64, visits as f64);
+        let ess = weight * weight / weight_sq;
+        let prior = weight / (ess * ess * ess);
+        let range = VALUE_RANGE_RADIUS;
+        let sq = sq_mean.max(mean * mean + 1e-8);
+        let sq = (sq * weight + (sq + range * range) * prior) / (weight + prior);
+        weight += prior;
+        weight_sq += prior * prior;
+        let ess = weight * weight / weight_sq;
+        q - LCB_STDEVS * ((sq - mean * mean) / ess).sqrt()
+    }
+
+    #[test]
+    fn value_lcb_is_katagos_bound_and_tightens_with_visits() {
+        for (mean, sq_mean) in [(0.6, 0.37), (0.3, 0.0901), (0.55, 0.3025), (0.9, 0.82)] {
+            let variance = sq_mean - mean * mean;
+            for visits in [1u32, 2, 3, 5, 10, 40, 1000] {
+                for q in [mean, 1.0 - mean] {
+                    let ours = value_lcb(q, variance, visits);
+                    let theirs = katago_lcb(q, mean, sq_mean, visits);
+                    assert!((ours - theirs).abs() < 1e-9, "{q} {variance} {visits}");
+                }
+            }
+            let bounds: Vec<f64> = [1u32, 2, 4, 8, 16, 64]
+                .iter()
+                .map(|&n| value_lcb(mean, variance, n))
+                .collect();
+            assert!(bounds.windows(2).all(|w| w[0] < w[1]), "{bounds:?}");
+            assert!(bounds.iter().all(|&b| b < mean));
+        }
+        // One result says almost nothing; no results are the worst.
+        assert!(value_lcb(0.9, 0.0, 1) < 0.0);
+        assert!(value_lcb(0.9, 0.0, 0) < value_lcb(0.0, 0.25, 1));
+    }
+
+    #[test]
+    fn lcb_choice_takes_the_best_bound_among_well_visited_moves() {
+        let choice = |moves: &[(u64, f64)]| lcb_choice(moves.iter().copied());
+        assert_eq!(choice(&[]), None);
+        assert_eq!(choice(&[(0, 0.5)]), None);
+        assert_eq!(choice(&[(30, 0.4), (10, 0.45), (2, 0.9)]), Some(1));
+        // 4.5 of 30 visits is the floor: 5 qualifies, 4 does not.
+        assert_eq!(choice(&[(30, 0.4), (5, 0.41)]), Some(1));
+        assert_eq!(choice(&[(30, 0.4), (4, 0.9)]), Some(0));
+        // Ties keep the earlier (more visited) move.
+        assert_eq!(choice(&[(30, 0.4), (20, 0.4)]), Some(0));
     }
 
     #[test]

@@ -378,6 +378,35 @@ fn short_searches_resign_on_the_visits_the_table_keeps() {
 /// The score utility must not bend the reported win rate: in a position every
 /// playout wins, the winner's win rate is about 1 (and a finite number, komi
 /// 0 included), whatever `score_weight` is and whichever colour wins.
+/// The network's search plays, as KataGo, the move with the best lower
+/// confidence bound among those with at least 15% of the most visits; it
+/// comes first in the report, the rest by visits. Over a few seeds of short
+/// searches in an opening, the bound overrules the visits at least once.
+#[test]
+fn the_network_plays_a_well_visited_move_listed_first() {
+    let Some(net) = common::b6c96() else {
+        eprintln!("SKIPPED: no b6c96 net in ../shared/nets");
+        return;
+    };
+    let game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+    let mut overruled = 0;
+    for seed in 1..=12 {
+        let config = SearchConfig { seed, ..small() };
+        let mut e = MctsEngine::with_network(config, net.clone()).unwrap();
+        let (d, r) = genmove(&mut e, &game, Color::Black, &with_playouts(48));
+        let most = r.moves.iter().map(|m| m.visits).max().unwrap();
+        let first = &r.moves[0];
+        assert_eq!(d, Decision::Play(first.mv), "seed {seed}");
+        assert!(first.visits as f64 >= 0.15 * most as f64, "seed {seed}");
+        assert!(r.moves[1..].windows(2).all(|w| w[0].visits >= w[1].visits));
+        overruled += usize::from(first.visits < most);
+    }
+    assert!(
+        overruled > 0,
+        "the bound never chose another move than the most visited"
+    );
+}
+
 #[test]
 fn a_won_position_reports_a_win_rate_near_one() {
     let won_by_black = LOST.map(|row| row.replace('O', "X"));

@@ -56,7 +56,9 @@ pub struct Node {
     /// network's lead head).
     pub lead_sum: f64,
     /// Sum of the squares of Black's values of those results, for the spread
-    /// of the values below the node (PUCT scales its exploration by it).
+    /// of the values below the node: the root's moves are chosen by lower
+    /// confidence bounds of their values, and PUCT can scale its exploration
+    /// by it (`--stdev-scale`).
     pub value_sq_sum: f64,
     /// The node's edges in the arena (`edges_len == 0`: not expanded).
     pub edges_start: u32,

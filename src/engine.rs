@@ -46,7 +46,8 @@ pub struct MoveInfo {
     pub winrate: f64,
     /// Prior probability the search gave the move, 0..=1.
     pub prior: f64,
-    /// Lower confidence bound of the win rate, 0..=1.
+    /// Lower confidence bound of the win rate, 0..=1 (the network's search:
+    /// the bound of the move's value it chooses by, moved to the win rate).
     pub lcb: f64,
     /// Expected score lead in points.
     pub score_lead: f64,

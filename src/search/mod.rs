@@ -520,12 +520,20 @@ impl MctsEngine {
                 });
                 let mover_q = mcts::for_mover(e.child_q, color) as f64;
                 let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
+                // The network's search shows the bound it chooses by, moved
+                // to the win rate (as KataGo shows it); the classical search
+                // a binomial bound of the win rate.
+                let lcb = if exact_winrates {
+                    winrate - (mover_q - value_lcb)
+                } else {
+                    winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()
+                };
                 let info = MoveInfo {
                     mv: mcts::point_move(e.point),
                     visits: e.visits as u64,
                     winrate,
                     prior: e.prior_w as f64 / prior_total,
-                    lcb: (winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()).max(0.0),
+                    lcb: lcb.max(0.0),
                     score_lead: lead,
                     score_mean: score,
                     score_stdev: stdev,

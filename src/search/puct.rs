@@ -1,4 +1,5 @@
-//! PUCT selection as KataGo does it, and the utility of a network evaluation.
+//! PUCT selection as KataGo does it, the choice of the move to play by a
+//! lower confidence bound, and the utility of a network evaluation.
 //!
 //! An edge's urgency is `Q + c(N) · P · sqrt(N) / (1 + n)`:
 //! - `Q` the child's value for the player to move (0..1); in-flight visits

@@ -375,9 +375,6 @@ fn short_searches_resign_on_the_visits_the_table_keeps() {
     }
 }
 
-/// The score utility must not bend the reported win rate: in a position every
-/// playout wins, the winner's win rate is about 1 (and a finite number, komi
-/// 0 included), whatever `score_weight` is and whichever colour wins.
 /// The network's search plays, as KataGo, the move with the best lower
 /// confidence bound among those with at least 15% of the most visits; it
 /// comes first in the report, the rest by visits. Over a few seeds of short
@@ -407,6 +404,9 @@ fn the_network_plays_a_well_visited_move_listed_first() {
     );
 }
 
+/// The score utility must not bend the reported win rate: in a position every
+/// playout wins, the winner's win rate is about 1 (and a finite number, komi
+/// 0 included), whatever `score_weight` is and whichever colour wins.
 #[test]
 fn a_won_position_reports_a_win_rate_near_one() {
     let won_by_black = LOST.map(|row| row.replace('O', "X"));

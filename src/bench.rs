@@ -218,6 +218,7 @@ pub fn network_speed(
                                 board_size: size,
                                 spatial: &spatial,
                                 global: &global,
+                                meta: None,
                             };
                             batch
                         ];

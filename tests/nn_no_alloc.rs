@@ -58,6 +58,7 @@ fn evaluation_allocates_nothing_after_warm_up_and_the_net_is_shared_by_threads()
             board_size: n,
             spatial: &spatial,
             global: &global,
+            meta: None,
         };
         net.evaluate(&mut ws, &[input; 3], &[0, 3, 6], &mut raw)
             .expect("warm-up");

@@ -5,6 +5,8 @@
 
 use super::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
 use super::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
+use super::metadata::SgfMetadata;
+use super::model::NUM_META_FEATURES;
 use super::output::{postprocess, NetEval, PostProcessOptions};
 use crate::go::game::Game;
 use crate::go::rules::{KoRule, Scoring};
@@ -45,6 +47,10 @@ pub struct Evaluator {
     /// Legal moves of each batch entry, `n * n + 1` each.
     legal: Vec<bool>,
     raw: Vec<RawEval>,
+    /// The human-SL profile the metadata inputs are filled from.
+    metadata: Option<SgfMetadata>,
+    /// Metadata inputs of each batch entry.
+    meta_rows: Vec<[f32; NUM_META_FEATURES]>,
 }
 
 impl Evaluator {
@@ -58,15 +64,30 @@ impl Evaluator {
         let max_batch = max_batch.clamp(1, MAX_STACK_BATCH);
         let workspace = Workspace::new(&net, max_batch, MAX_BOARD_SIZE);
         let area = MAX_BOARD_SIZE * MAX_BOARD_SIZE;
+        let mut features = FeatureScratch::new();
+        features.pass_alive_as_if_suicide_legal = net.prefer_pass_alive_under_suicide();
         Evaluator {
             net,
             workspace,
-            features: FeatureScratch::new(),
+            features,
             spatial: Vec::with_capacity(NUM_SPATIAL * area * max_batch),
             global: vec![[0.0; NUM_GLOBAL]; max_batch],
             legal: Vec::with_capacity((area + 1) * max_batch),
             raw: (0..max_batch).map(|_| RawEval::new()).collect(),
+            metadata: None,
+            meta_rows: vec![[0.0; NUM_META_FEATURES]; max_batch],
         }
+    }
+
+    /// Sets the human-SL profile whose metadata inputs a human-SL net sees (other nets ignore
+    /// it); `None` leaves such a net unable to evaluate.
+    pub fn set_metadata(&mut self, metadata: Option<SgfMetadata>) {
+        self.metadata = metadata;
+    }
+
+    /// The human-SL profile in use.
+    pub fn metadata(&self) -> Option<&SgfMetadata> {
+        self.metadata.as_ref()
     }
 
     /// The network.
@@ -136,6 +157,13 @@ impl Evaluator {
                 "the games of a batch differ in board size".into(),
             )));
         }
+        if self.net.needs_metadata() && self.metadata.is_none() {
+            return Err(EvaluateError::Forward(EvalError(
+                "this human-SL net needs SGF metadata: set a profile (--human-profile or \
+                 kata-set-param humanSLProfile, e.g. rank_8k)"
+                    .into(),
+            )));
+        }
         let (plane, cells) = (NUM_SPATIAL * n * n, n * n + 1);
         self.spatial.resize(plane * batch, 0.0);
         self.legal.resize(cells * batch, false);
@@ -150,11 +178,16 @@ impl Evaluator {
             self.features
                 .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
                 .map_err(EvaluateError::Features)?;
+            if let Some(meta) = &self.metadata {
+                meta.fill_row(game.to_move(), n * n, &mut self.meta_rows[i]);
+            }
         }
+        let use_meta = self.net.needs_metadata();
         let mut inputs = [NetInput {
             board_size: n,
             spatial: &[],
             global: &self.global[0],
+            meta: None,
         }; MAX_STACK_BATCH];
         let inputs = if batch <= MAX_STACK_BATCH {
             &mut inputs[..batch]
@@ -166,6 +199,7 @@ impl Evaluator {
         for (i, input) in inputs.iter_mut().enumerate() {
             input.spatial = &self.spatial[i * plane..(i + 1) * plane];
             input.global = &self.global[i];
+            input.meta = use_meta.then(|| &self.meta_rows[i]);
         }
         self.net
             .evaluate(

@@ -63,6 +63,9 @@ pub struct FeatureScratch {
     ladder: LadderScratch,
     area: AreaScratch,
     area_out: Vec<Option<Color>>,
+    /// Compute the pass-alive area as if multi-stone suicide were legal whatever the rules
+    /// (nets with KataGo's `preferPassAliveUnderSuicideRules`).
+    pub pass_alive_as_if_suicide_legal: bool,
 }
 
 impl Default for FeatureScratch {
@@ -73,6 +76,7 @@ impl Default for FeatureScratch {
             ladder: LadderScratch::default(),
             area: AreaScratch::default(),
             area_out: vec![None; CELLS],
+            pass_alive_as_if_suicide_legal: false,
         }
     }
 }
@@ -201,7 +205,7 @@ impl FeatureScratch {
             self.area.calculate(
                 board,
                 AreaFlags::FEATURES,
-                rules.suicide_allowed,
+                rules.suicide_allowed || self.pass_alive_as_if_suicide_legal,
                 &mut self.area_out,
             );
             for p in board.geometry().points() {

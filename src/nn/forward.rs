@@ -7,9 +7,13 @@
 use std::fmt;
 use std::path::Path;
 
-use super::layers::{global_pool, Conv, Dense, NormAct, PoolKind};
-use super::model::{Activation, BlockDesc, ModelDesc, ModelError, PostProcessParams};
+use super::layers::{activate_slice, global_pool, Conv, Dense, NormAct, PoolKind};
+use super::model::{
+    Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,
+    PostProcessParams, TrunkTipDesc, NUM_META_FEATURES,
+};
 use super::symmetry;
+use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
 
 /// Spatial input planes per point (KataGo's V7 features).
 pub const NUM_SPATIAL_FEATURES: usize = 22;
@@ -25,6 +29,9 @@ pub struct NetInput<'a> {
     pub board_size: usize,
     pub spatial: &'a [f32],
     pub global: &'a [f32; NUM_GLOBAL_FEATURES],
+    /// The SGF-metadata inputs of a human-SL net (see `nn::metadata`); required by nets with a
+    /// metadata encoder, ignored by the others.
+    pub meta: Option<&'a [f32; NUM_META_FEATURES]>,
 }
 
 /// The network's raw outputs for one position, in board coordinates, side to move's view.
@@ -105,6 +112,8 @@ enum Block {
         post: NormAct,
         up: Conv,
     },
+    Attention(Attention),
+    FeedForward(FeedForward),
 }
 
 impl Block {
@@ -167,6 +176,17 @@ impl Block {
                 post: NormAct::new(post_bn, *post_act),
                 up: Conv::new(post_conv),
             },
+            BlockDesc::Attention(desc) => Block::Attention(Attention::new(desc)),
+            BlockDesc::FeedForward(desc) => Block::FeedForward(FeedForward::new(desc)),
+        }
+    }
+
+    /// Visits every transformer block (for workspace sizing and arithmetic counts).
+    fn for_each_transformer<'a>(&'a self, f: &mut dyn FnMut(&'a Block)) {
+        match self {
+            Block::Attention(_) | Block::FeedForward(_) => f(self),
+            Block::Nested { blocks, .. } => blocks.iter().for_each(|b| b.for_each_transformer(f)),
+            _ => {}
         }
     }
 
@@ -194,6 +214,7 @@ impl Block {
                 blocks.iter().for_each(|b| b.for_each_conv(f));
                 f(up);
             }
+            Block::Attention(_) | Block::FeedForward(_) => {}
         }
     }
 
@@ -221,6 +242,7 @@ impl Block {
                 blocks.iter_mut().for_each(|b| b.for_each_conv_mut(f));
                 f(up);
             }
+            Block::Attention(_) | Block::FeedForward(_) => {}
         }
     }
 
@@ -241,9 +263,87 @@ struct PolicyHead {
     g1: Conv,
     to_bias: Dense,
     p1_act: Activation,
+    /// The policy channels engines use (plain and optimistic; never the Q-value channels).
     p2: Conv,
+    /// Pooled values to the pass logits, or (version 15+) to the pass head's hidden layer.
     to_pass: Dense,
+    /// Version 15+: the hidden layer's activation and its map to the pass logits.
+    pass_hidden: Option<(Activation, Dense)>,
 }
+
+/// The trunk's last norm and activation.
+#[derive(Debug, Clone)]
+enum Tip {
+    BatchNorm(NormAct),
+    RmsNorm(RmsNormTip),
+}
+
+/// The human-SL nets' SGF-metadata encoder: three dense layers to a per-channel trunk bias.
+#[derive(Debug, Clone)]
+struct MetadataEncoder {
+    first: Dense,
+    first_act: Activation,
+    second: Dense,
+    second_act: Activation,
+    out: Dense,
+}
+
+impl MetadataEncoder {
+    fn new(d: &MetadataEncoderDesc) -> Self {
+        MetadataEncoder {
+            first: Dense::new(&d.mul1, Some(&d.bias1.weights)),
+            first_act: d.act1,
+            second: Dense::new(&d.mul2, Some(&d.bias2.weights)),
+            second_act: d.act2,
+            out: Dense::new(&d.mul3, None),
+        }
+    }
+
+    /// The trunk bias for one metadata row; `hidden` holds the widest layer.
+    fn apply(&self, meta: &[f32], hidden: &mut [f32], out: &mut [f32]) {
+        let (a, b) = hidden.split_at_mut(hidden.len() / 2);
+        self.first.apply(meta, a);
+        activate_slice(self.first_act, &mut a[..self.first.out_channels]);
+        self.second.apply(a, b);
+        activate_slice(self.second_act, &mut b[..self.second.out_channels]);
+        self.out.apply(b, out);
+    }
+
+    fn width(&self) -> usize {
+        self.first.out_channels.max(self.second.out_channels)
+    }
+}
+
+/// The first `keep` output channels of a convolution.
+fn first_outputs_conv(d: &ConvDesc, keep: usize) -> ConvDesc {
+    let keep = keep.min(d.out_channels);
+    ConvDesc {
+        out_channels: keep,
+        weights: d
+            .weights
+            .chunks_exact(d.out_channels)
+            .flat_map(|row| row[..keep].iter().copied())
+            .collect(),
+        ..d.clone()
+    }
+}
+
+/// The first `keep` output columns of a dense layer.
+fn first_outputs_dense(d: &MatMulDesc, keep: usize) -> MatMulDesc {
+    let keep = keep.min(d.out_channels);
+    MatMulDesc {
+        out_channels: keep,
+        weights: d
+            .weights
+            .chunks_exact(d.out_channels)
+            .flat_map(|row| row[..keep].iter().copied())
+            .collect(),
+        ..d.clone()
+    }
+}
+
+/// Policy channels engines read: plain and optimistic.
+const USED_POLICY_CHANNELS: usize = 2;
 
 /// The value head, folded.
 #[derive(Debug, Clone)]
@@ -268,11 +368,13 @@ pub struct Network {
     name: String,
     version: i64,
     post_process: PostProcessParams,
+    prefer_pass_alive_under_suicide: bool,
     trunk_channels: usize,
     initial: Conv,
     initial_global: Dense,
+    metadata: Option<MetadataEncoder>,
     blocks: Vec<Block>,
-    tip: NormAct,
+    tip: Tip,
     policy: PolicyHead,
     value: ValueHead,
     parameters: usize,
@@ -306,8 +408,20 @@ impl Network {
             g1: Conv::with_norm(&p.g1_conv, &p.g1_bn, p.g1_act),
             to_bias,
             p1_act: p.p1_act,
-            p2: Conv::new(&p.p2_conv),
-            to_pass: Dense::new(&p.gpool_to_pass, None),
+            p2: Conv::new(&first_outputs_conv(&p.p2_conv, USED_POLICY_CHANNELS)),
+            to_pass: match &p.pass_hidden {
+                Some(h) => Dense::new(&p.gpool_to_pass, Some(&h.bias.weights)),
+                None => Dense::new(
+                    &first_outputs_dense(&p.gpool_to_pass, USED_POLICY_CHANNELS),
+                    None,
+                ),
+            },
+            pass_hidden: p.pass_hidden.as_ref().map(|h| {
+                (
+                    h.act,
+                    Dense::new(&first_outputs_dense(&h.mul2, USED_POLICY_CHANNELS), None),
+                )
+            }),
         };
         let value = ValueHead {
             v1: Conv::with_norm(&v.v1_conv, &v.v1_bn, v.v1_act),
@@ -321,18 +435,21 @@ impl Network {
             name: m.name.clone(),
             version: m.version,
             post_process: m.post_process,
+            prefer_pass_alive_under_suicide: m.prefer_pass_alive_under_suicide,
             trunk_channels: t.channels,
             initial: Conv::new(&t.initial_conv),
             initial_global: Dense::new(&t.initial_matmul, None),
+            metadata: t.metadata_encoder.as_ref().map(MetadataEncoder::new),
             blocks: t.blocks.iter().map(Block::fold).collect(),
-            tip: NormAct::new(&t.tip_bn, t.tip_act),
+            tip: match &t.tip {
+                TrunkTipDesc::BatchNorm(bn) => Tip::BatchNorm(NormAct::new(bn, t.tip_act)),
+                TrunkTipDesc::RmsNorm(norm) => Tip::RmsNorm(RmsNormTip::new(norm, t.tip_act)),
+            },
             policy,
             value,
             parameters: 0,
         };
-        let mut parameters = 0;
-        net.for_each_conv(&mut |c| parameters += c.num_weights());
-        net.parameters = parameters;
+        net.parameters = m.parameters;
         if winograd {
             net.blocks
                 .iter_mut()
@@ -356,9 +473,29 @@ impl Network {
         &self.post_process
     }
 
-    /// Policy channels: 1, or 2 (plain and optimistic) from version 12.
+    /// Policy channels computed: 1, or 2 (plain and optimistic) from version 12.
     pub fn policy_channels(&self) -> usize {
         self.policy.p2.out_channels
+    }
+
+    /// Whether the net needs the SGF-metadata inputs (the human-SL nets).
+    pub fn needs_metadata(&self) -> bool {
+        self.metadata.is_some()
+    }
+
+    /// Whether the net wants its pass-alive-area inputs computed as if multi-stone suicide were
+    /// legal, whatever the rules (KataGo's `preferPassAliveUnderSuicideRules`).
+    pub fn prefer_pass_alive_under_suicide(&self) -> bool {
+        self.prefer_pass_alive_under_suicide
+    }
+
+    /// Whether the trunk has transformer (attention and feed-forward) blocks.
+    pub fn has_transformer(&self) -> bool {
+        let mut any = false;
+        self.blocks
+            .iter()
+            .for_each(|b| b.for_each_transformer(&mut |_| any = true));
+        any
     }
 
     /// Score-value outputs: 4 for version 8, 6 from version 9.
@@ -371,16 +508,25 @@ impl Network {
         self.trunk_channels
     }
 
-    /// Number of convolution weights (a rough size: most of the parameters).
-    pub fn conv_parameters(&self) -> usize {
+    /// Number of parameters in the file (weights, biases, norms).
+    pub fn parameters(&self) -> usize {
         self.parameters
     }
 
-    /// Multiply-adds of one evaluation on an `n`x`n` board, times two (FLOPs of the convs).
+    /// Multiply-adds of one evaluation on an `n`x`n` board, times two (FLOPs of the convs,
+    /// counted as direct convolution, and of the transformer blocks).
     pub fn flops(&self, n: usize) -> f64 {
+        let area = n * n;
         let mut macs = 0.0;
-        self.for_each_conv(&mut |c| macs += c.num_weights() as f64);
-        2.0 * macs * (n * n) as f64
+        self.for_each_conv(&mut |c| macs += (c.num_weights() * area) as f64);
+        self.blocks.iter().for_each(|b| {
+            b.for_each_transformer(&mut |t| match t {
+                Block::Attention(a) => macs += a.macs(area),
+                Block::FeedForward(f) => macs += f.macs(area),
+                _ => {}
+            })
+        });
+        2.0 * macs
     }
 
     fn for_each_conv(&self, f: &mut dyn FnMut(&Conv)) {
@@ -438,6 +584,11 @@ impl Network {
                     NUM_SPATIAL_FEATURES * n * n
                 )));
             }
+            if self.metadata.is_some() && input.meta.is_none() {
+                return Err(EvalError(format!(
+                    "input {i}: this net needs the SGF-metadata inputs (a human-SL profile)"
+                )));
+            }
             if symmetries[i] >= symmetry::NUM_SYMMETRIES {
                 return Err(EvalError(format!(
                     "input {i}: symmetry {} is not 0..8",
@@ -472,6 +623,16 @@ impl Network {
             .apply(&ws.input, batch, n, trunk, false, &mut ws.im2col);
         for (b, input) in inputs.iter().enumerate() {
             self.initial_global.apply(input.global, &mut ws.row);
+            if let (Some(encoder), Some(meta)) = (&self.metadata, input.meta) {
+                // KataGo adds the two biases one after the other.
+                let rows = trunk[b * area * c..(b + 1) * area * c].chunks_exact_mut(c);
+                for row in rows {
+                    for (t, g) in row.iter_mut().zip(&ws.row) {
+                        *t += g;
+                    }
+                }
+                encoder.apply(meta, &mut ws.pooled, &mut ws.row);
+            }
             for row in trunk[b * area * c..(b + 1) * area * c].chunks_exact_mut(c) {
                 for (t, g) in row.iter_mut().zip(&ws.row) {
                     *t += g;
@@ -482,11 +643,15 @@ impl Network {
             im2col: &mut ws.im2col,
             pooled: &mut ws.pooled,
             row: &mut ws.row,
+            transformer: &mut ws.transformer,
         };
         run_stack(&self.blocks, &mut level0[0], deeper, batch, n, &mut scratch);
         let stream_len = batch * area * c;
-        self.tip
-            .apply(&level0[0].stream[..stream_len], &mut ws.tip[..stream_len]);
+        let tip_in = &level0[0].stream[..stream_len];
+        match &self.tip {
+            Tip::BatchNorm(norm) => norm.apply(tip_in, &mut ws.tip[..stream_len]),
+            Tip::RmsNorm(norm) => norm.apply(tip_in, &mut ws.tip[..stream_len], batch, area),
+        }
 
         // Policy head.
         let ph = &self.policy;
@@ -501,14 +666,21 @@ impl Network {
             global_pool(&ws.head_b[b * area * gc..], area, gc, PoolKind::Max, pooled);
             ph.to_bias.apply(pooled, &mut ws.row);
             ph.to_pass.apply(pooled, &mut ws.pass_row);
+            if let Some((act, second)) = &ph.pass_hidden {
+                let hidden = &mut ws.pass_row[..ph.to_pass.out_channels];
+                activate_slice(*act, hidden);
+                let mut logits = [0.0; USED_POLICY_CHANNELS];
+                second.apply(hidden, &mut logits);
+                ws.pass_row[..second.out_channels].copy_from_slice(&logits[..second.out_channels]);
+            }
             for row in ws.head_a[b * area * pc..(b + 1) * area * pc].chunks_exact_mut(pc) {
                 for (v, g) in row.iter_mut().zip(&ws.row) {
                     *v = super::layers::activate(ph.p1_act, *v + g);
                 }
             }
             o.pass = [0.0; 2];
-            o.pass[..ph.to_pass.out_channels]
-                .copy_from_slice(&ws.pass_row[..ph.to_pass.out_channels]);
+            let po = ph.p2.out_channels;
+            o.pass[..po].copy_from_slice(&ws.pass_row[..po]);
         }
         let po = ph.p2.out_channels;
         ph.p2
@@ -563,6 +735,7 @@ struct Scratch<'a> {
     im2col: &'a mut [f32],
     pooled: &'a mut [f32],
     row: &'a mut [f32],
+    transformer: &'a mut TransformerScratch,
 }
 
 /// Runs a block stack on `level.stream`; nested blocks use the levels below.
@@ -631,6 +804,10 @@ fn run_stack(
                 post.apply(&inner.stream[..inner_len], &mut inner.act[..inner_len]);
                 up.apply(&inner.act, batch, n, &mut level.stream, true, s.im2col);
             }
+            Block::Attention(attention) => {
+                attention.apply(&mut level.stream, batch, n, s.transformer);
+            }
+            Block::FeedForward(ffn) => ffn.apply(&mut level.stream, batch, area, s.transformer),
         }
     }
 }
@@ -662,6 +839,7 @@ pub struct Workspace {
     pooled: Vec<f32>,
     row: Vec<f32>,
     pass_row: Vec<f32>,
+    transformer: TransformerScratch,
 }
 
 impl Workspace {
@@ -696,7 +874,7 @@ impl Workspace {
                 match b {
                     Block::GlobalPooling { to_bias, .. } => f(to_bias),
                     Block::Nested { blocks, .. } => visit_dense(blocks, f),
-                    Block::Ordinary { .. } => {}
+                    _ => {}
                 }
             }
         }
@@ -704,6 +882,20 @@ impl Workspace {
             pooled_width = pooled_width.max(d.in_channels);
             row_width = row_width.max(d.out_channels);
         });
+        if let Some(encoder) = &net.metadata {
+            // Its two hidden layers live in the two halves of `pooled`.
+            pooled_width = pooled_width.max(2 * encoder.width());
+        }
+        let mut attention = Vec::new();
+        let mut feed_forward = Vec::new();
+        net.blocks.iter().for_each(|b| {
+            b.for_each_transformer(&mut |t| match t {
+                Block::Attention(a) => attention.push(a),
+                Block::FeedForward(f) => feed_forward.push(f),
+                _ => {}
+            })
+        });
+        let transformer = TransformerScratch::new(&attention, &feed_forward, max_batch, area);
         let depth = 1 + net.blocks.iter().map(Block::depth).max().unwrap_or(0);
         let plane = max_batch * area * max_channels;
         let level = Level {
@@ -727,6 +919,7 @@ impl Workspace {
             pooled: vec![0.0; pooled_width.max(3 * max_channels)],
             row: vec![0.0; row_width],
             pass_row: vec![0.0; dense_width],
+            transformer,
         }
     }
 

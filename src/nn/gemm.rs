@@ -36,6 +36,57 @@ impl PackedMatrix {
         PackedMatrix { k, n, data }
     }
 
+    /// An empty matrix with room to be repacked up to `k x n` without allocating (for
+    /// right-hand matrices computed per evaluation: attention's keys and values).
+    pub fn with_capacity(k: usize, n: usize) -> Self {
+        PackedMatrix {
+            k: 0,
+            n: 0,
+            data: Vec::with_capacity(n.div_ceil(PANEL) * k * PANEL),
+        }
+    }
+
+    /// Repacks as the `k x n` matrix `B[row][col] = src[row * stride + col]`. Allocates only
+    /// past the capacity.
+    pub fn pack_rows(&mut self, src: &[f32], k: usize, n: usize, stride: usize) {
+        self.reshape(k, n);
+        for (p, panel) in self.data.chunks_exact_mut(k * PANEL).enumerate() {
+            let cols = PANEL.min(n - p * PANEL);
+            for (row, dst) in panel.chunks_exact_mut(PANEL).enumerate() {
+                let at = row * stride + p * PANEL;
+                dst[..cols].copy_from_slice(&src[at..at + cols]);
+                dst[cols..].fill(0.0);
+            }
+        }
+    }
+
+    /// Repacks as the `k x n` matrix `B[row][col] = src[col * stride + row]`: the transpose of
+    /// `n` rows of `k` values. Allocates only past the capacity.
+    pub fn pack_transposed(&mut self, src: &[f32], k: usize, n: usize, stride: usize) {
+        self.reshape(k, n);
+        for (p, panel) in self.data.chunks_exact_mut(k * PANEL).enumerate() {
+            let cols = PANEL.min(n - p * PANEL);
+            for j in 0..PANEL {
+                if j < cols {
+                    let column = &src[(p * PANEL + j) * stride..][..k];
+                    for (row, &v) in column.iter().enumerate() {
+                        panel[row * PANEL + j] = v;
+                    }
+                } else {
+                    for row in 0..k {
+                        panel[row * PANEL + j] = 0.0;
+                    }
+                }
+            }
+        }
+    }
+
+    fn reshape(&mut self, k: usize, n: usize) {
+        self.k = k;
+        self.n = n;
+        self.data.resize(n.div_ceil(PANEL) * k * PANEL, 0.0);
+    }
+
     /// Multiplies column `j` by `scale[j]`.
     pub fn scale_columns(&mut self, scale: &[f32]) {
         for (p, panel) in self.data.chunks_exact_mut(self.k * PANEL).enumerate() {

@@ -18,7 +18,7 @@
 //! let mut ws = Workspace::new(&net, 1, 19);
 //! let spatial = vec![0.0f32; 22 * 19 * 19];
 //! let global = [0.0f32; 19];
-//! let input = NetInput { board_size: 19, spatial: &spatial, global: &global };
+//! let input = NetInput { board_size: 19, spatial: &spatial, global: &global, meta: None };
 //! let mut out = [RawEval::new()];
 //! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
 //! ```
@@ -31,9 +31,12 @@ pub mod gemm;
 pub mod history;
 pub mod ladder;
 pub mod layers;
+pub mod metadata;
 pub mod model;
 pub mod output;
 pub mod symmetry;
+pub mod transformer;
+pub mod vecmath;
 pub mod winograd;
 
 #[cfg(test)]
@@ -44,5 +47,5 @@ pub use forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
     NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,
 };
-pub use model::{ModelDesc, ModelError};
+pub use model::{ModelDesc, ModelError, NUM_META_FEATURES};
 pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};

@@ -9,9 +9,13 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-/// The model versions this reader understands (the g170 family and the kata1 nested-bottleneck
-/// nets; versions 12 and 13 differ from 11 and 14 only in their heads and are read too).
-pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i64> = 8..=14;
+/// The model versions this reader understands: the g170 family (8), the kata1 nested-bottleneck
+/// nets (14), and everything KataGo 1.17 reads after them: 15 (the nonlinear pass head, the
+/// SGF-metadata encoder, RMSNorm trunk tips, transformer blocks), 16 (four policy channels) and
+/// 17 (explicit policy channel counts and guard slots).
+pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i64> = 8..=17;
+/// Inputs of the SGF-metadata encoder (metaEncoderVersion 1).
+pub const NUM_META_FEATURES: usize = 192;
 /// Largest decompressed model accepted (the b18c384nbt net is about 120 MB).
 const MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
 /// Deflate never expands more than about 1032 to 1.
@@ -113,6 +117,89 @@ pub struct MatBiasDesc {
     pub weights: Vec<f32>,
 }
 
+/// The trunk tip's RMSNorm (model version 15+): `x * gamma / rms + beta`, the root mean square
+/// taken per point over the channels, or (`spatial`) once per board over every point and channel.
+#[derive(Debug, Clone)]
+pub struct RmsNormDesc {
+    pub name: String,
+    pub channels: usize,
+    pub epsilon: f32,
+    pub spatial: bool,
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
+}
+
+/// A transformer block's pre-norm: per point `x * weight / sqrt(mean(x^2) + epsilon)`.
+#[derive(Debug, Clone)]
+pub struct TransformerNormDesc {
+    pub name: String,
+    pub channels: usize,
+    pub epsilon: f32,
+    pub weight: Vec<f32>,
+}
+
+/// Rotary position embedding of the queries and keys: interleaved channel pairs rotated by an
+/// angle that depends on the point's column and row.
+#[derive(Debug, Clone)]
+pub enum RopeDesc {
+    /// Learned frequencies, `[kv head][pair][x or y]`: angle = x * fx + y * fy.
+    Learnable { freqs: Vec<f32> },
+    /// Fixed frequencies from `theta`: the first half of the pairs follow the row, the rest
+    /// the column.
+    Fixed { theta: f32 },
+}
+
+/// Multi-head (or grouped-query) self-attention over the board's points, pre-normed, with its
+/// own residual.
+#[derive(Debug, Clone)]
+pub struct AttentionDesc {
+    pub name: String,
+    pub num_heads: usize,
+    pub num_kv_heads: usize,
+    pub q_head_dim: usize,
+    pub v_head_dim: usize,
+    pub rope: Option<RopeDesc>,
+    pub norm: TransformerNormDesc,
+    pub q_proj: MatMulDesc,
+    pub k_proj: MatMulDesc,
+    pub v_proj: MatMulDesc,
+    pub out_proj: MatMulDesc,
+}
+
+/// A SwiGLU feed-forward block, pre-normed, with its own residual:
+/// `x + linear2(silu(linear1(n)) * gate(n))`, `n` the normed input.
+#[derive(Debug, Clone)]
+pub struct FeedForwardDesc {
+    pub name: String,
+    pub channels: usize,
+    pub hidden: usize,
+    pub norm: TransformerNormDesc,
+    pub linear1: MatMulDesc,
+    pub gate: MatMulDesc,
+    pub linear2: MatMulDesc,
+}
+
+/// The SGF-metadata encoder of the human-SL nets: 192 metadata inputs through three dense
+/// layers to one more per-channel bias on the trunk.
+#[derive(Debug, Clone)]
+pub struct MetadataEncoderDesc {
+    pub name: String,
+    pub mul1: MatMulDesc,
+    pub bias1: MatBiasDesc,
+    pub act1: Activation,
+    pub mul2: MatMulDesc,
+    pub bias2: MatBiasDesc,
+    pub act2: Activation,
+    pub mul3: MatMulDesc,
+}
+
+/// The norm at the trunk's tip: a batch norm, or (version 15+) an RMSNorm.
+#[derive(Debug, Clone)]
+pub enum TrunkTipDesc {
+    BatchNorm(BatchNormDesc),
+    RmsNorm(RmsNormDesc),
+}
+
 /// One block of a residual stack.
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)] // a few dozen per net, built once
@@ -152,6 +239,10 @@ pub enum BlockDesc {
         post_act: Activation,
         post_conv: ConvDesc,
     },
+    /// Self-attention (inside the transformer nets' bottlenecks).
+    Attention(AttentionDesc),
+    /// SwiGLU feed-forward (inside the transformer nets' bottlenecks).
+    FeedForward(FeedForwardDesc),
 }
 
 /// The trunk: input layers, block stack, tip norm.
@@ -160,12 +251,24 @@ pub struct TrunkDesc {
     pub channels: usize,
     pub initial_conv: ConvDesc,
     pub initial_matmul: MatMulDesc,
+    /// The human-SL nets' metadata encoder (metaEncoderVersion 1).
+    pub metadata_encoder: Option<MetadataEncoderDesc>,
     pub blocks: Vec<BlockDesc>,
-    pub tip_bn: BatchNormDesc,
+    pub tip: TrunkTipDesc,
     pub tip_act: Activation,
 }
 
-/// The policy head (1 output channel before version 12, 2 — plain and optimistic — from 12).
+/// The pass logit's hidden layer from version 15: `gpool_to_pass` then feeds
+/// `mul2(act(x + bias))`.
+#[derive(Debug, Clone)]
+pub struct PassHiddenDesc {
+    pub bias: MatBiasDesc,
+    pub act: Activation,
+    pub mul2: MatMulDesc,
+}
+
+/// The policy head: 1 output channel before version 12, 2 (plain and optimistic) from 12, 4 in
+/// version 16 and 2 or 4 in 17 (the last two, Q-value predictions, are unused by engines).
 #[derive(Debug, Clone)]
 pub struct PolicyHeadDesc {
     pub p1_conv: ConvDesc,
@@ -177,6 +280,8 @@ pub struct PolicyHeadDesc {
     pub p1_act: Activation,
     pub p2_conv: ConvDesc,
     pub gpool_to_pass: MatMulDesc,
+    /// Version 15+: the pass logit's hidden layer.
+    pub pass_hidden: Option<PassHiddenDesc>,
 }
 
 /// The value head: win/loss/no-result, score values, ownership.
@@ -229,6 +334,12 @@ pub struct ModelDesc {
     pub num_input_channels: usize,
     pub num_global_channels: usize,
     pub post_process: PostProcessParams,
+    /// Every float the file holds (weights, biases, norms' statistics).
+    pub parameters: usize,
+    /// 0, or 1 for the human-SL nets with an SGF-metadata encoder (version 15+).
+    pub meta_encoder_version: i64,
+    /// The net wants its pass-alive-area inputs computed as if multi-stone suicide were legal.
+    pub prefer_pass_alive_under_suicide: bool,
     pub trunk: TrunkDesc,
     pub policy: PolicyHeadDesc,
     pub value: ValueHeadDesc,
@@ -271,7 +382,8 @@ impl ModelDesc {
         p.model()
     }
 
-    /// Number of policy output channels (1 before version 12, 2 from 12: plain, optimistic).
+    /// Number of policy output channels in the file (1 before version 12, 2 from 12: plain,
+    /// optimistic; 4 with the Q-value channels of versions 16 and 17).
     pub fn policy_channels(&self) -> usize {
         self.policy.p2_conv.out_channels
     }
@@ -702,11 +814,250 @@ impl<'a> Parser<'a> {
                         post_conv,
                     }
                 }
+                "transformer_attention_block" => BlockDesc::Attention(self.attention(channels)?),
+                "transformer_ffn_block" => BlockDesc::FeedForward(self.feed_forward(channels)?),
                 _ => return Err(self.err(format!("unknown block kind '{kind}'"))),
             };
             blocks.push(block);
         }
         Ok(blocks)
+    }
+
+    /// Reads `count` integers that must be 0 (the guard slots of versions 15 and 17), named
+    /// from letter `first` on as KataGo names them.
+    fn zeros(&mut self, what: &str, first: u8, count: usize) -> Result<(), ModelError> {
+        for slot in 0..count {
+            let v = self.int(what, i64::MIN, i64::MAX)?;
+            if v != 0 {
+                return Err(self.err(format!(
+                    "{what} {} is {v}: an option this reader does not know (a newer KataGo \
+                     format?)",
+                    (first + slot as u8) as char
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn epsilon(&mut self) -> Result<f32, ModelError> {
+        let epsilon = self.float("epsilon")? as f32;
+        if !(epsilon > 0.0 && epsilon <= 1.0) {
+            return Err(self.err(format!("epsilon {epsilon} is not in (0, 1]")));
+        }
+        Ok(epsilon)
+    }
+
+    fn rms_norm(&mut self) -> Result<RmsNormDesc, ModelError> {
+        let name = self.name()?;
+        let channels = self.count("channels", MAX_CHANNELS)?;
+        let epsilon = self.epsilon()?;
+        let spatial = self.flag("spatial")?;
+        let group = self.int("cgroupSize", i64::MIN, i64::MAX)?;
+        if group != 0 {
+            return Err(self.err(format!(
+                "cgroupSize {group}: grouped spatial RMSNorm is not supported"
+            )));
+        }
+        let gamma = self.floats(channels)?;
+        let beta = self.floats(channels)?;
+        Ok(RmsNormDesc {
+            name,
+            channels,
+            epsilon,
+            spatial,
+            gamma,
+            beta,
+        })
+    }
+
+    fn transformer_norm(&mut self) -> Result<TransformerNormDesc, ModelError> {
+        let name = self.name()?;
+        let channels = self.count("channels", MAX_CHANNELS)?;
+        let epsilon = self.epsilon()?;
+        let weight = self.floats(channels)?;
+        Ok(TransformerNormDesc {
+            name,
+            channels,
+            epsilon,
+            weight,
+        })
+    }
+
+    /// A `transformer_attention_block` in a stack of `channels`.
+    fn attention(&mut self, channels: usize) -> Result<AttentionDesc, ModelError> {
+        let name = self.name()?;
+        let num_heads = self.count("numHeads", MAX_CHANNELS)?;
+        let num_kv_heads = self.count("numKVHeads", MAX_CHANNELS)?;
+        let q_head_dim = self.count("qHeadDim", MAX_CHANNELS)?;
+        let v_head_dim = self.count("vHeadDim", MAX_CHANNELS)?;
+        let use_rope = self.flag("useRope")?;
+        let learnable = self.flag("learnableRope")?;
+        if !num_heads.is_multiple_of(num_kv_heads) {
+            return Err(self.err(format!(
+                "numHeads {num_heads} is not a multiple of numKVHeads {num_kv_heads}"
+            )));
+        }
+        if use_rope && q_head_dim % 2 != 0 {
+            return Err(self.err(format!(
+                "qHeadDim {q_head_dim} must be even when RoPE is used"
+            )));
+        }
+        let norm = self.transformer_norm()?;
+        let q_proj = self.matmul()?;
+        let k_proj = self.matmul()?;
+        let v_proj = self.matmul()?;
+        let out_proj = self.matmul()?;
+        self.context = format!("block '{name}'");
+        self.same(norm.channels, channels, "preLN channels vs stack")?;
+        for (m, what) in [(&q_proj, "qProj"), (&k_proj, "kProj"), (&v_proj, "vProj")] {
+            self.same(m.in_channels, channels, &format!("{what} input vs stack"))?;
+        }
+        self.same(
+            q_proj.out_channels,
+            num_heads * q_head_dim,
+            "qProj output vs numHeads x qHeadDim",
+        )?;
+        self.same(
+            k_proj.out_channels,
+            num_kv_heads * q_head_dim,
+            "kProj output vs numKVHeads x qHeadDim",
+        )?;
+        self.same(
+            v_proj.out_channels,
+            num_kv_heads * v_head_dim,
+            "vProj output vs numKVHeads x vHeadDim",
+        )?;
+        self.same(
+            out_proj.in_channels,
+            num_heads * v_head_dim,
+            "outProj input vs numHeads x vHeadDim",
+        )?;
+        self.same(out_proj.out_channels, channels, "outProj output vs stack")?;
+        let rope = if !use_rope {
+            None
+        } else if learnable {
+            self.name()?;
+            let heads = self.count("rope KV heads", MAX_CHANNELS)?;
+            let pairs = self.count("rope pairs", MAX_CHANNELS)?;
+            let dim2 = self.count("rope dim2", 2)?;
+            self.same(heads, num_kv_heads, "rope KV heads vs numKVHeads")?;
+            self.same(pairs, q_head_dim / 2, "rope pairs vs qHeadDim / 2")?;
+            self.same(dim2, 2, "rope frequency dim2")?;
+            Some(RopeDesc::Learnable {
+                freqs: self.floats(heads * pairs * 2)?,
+            })
+        } else {
+            self.name()?;
+            let theta = self.float("rope theta")?;
+            if theta <= 0.0 || theta > f32::MAX as f64 {
+                return Err(self.err(format!("rope theta {theta} is not positive and finite")));
+            }
+            Some(RopeDesc::Fixed {
+                theta: theta as f32,
+            })
+        };
+        Ok(AttentionDesc {
+            name,
+            num_heads,
+            num_kv_heads,
+            q_head_dim,
+            v_head_dim,
+            rope,
+            norm,
+            q_proj,
+            k_proj,
+            v_proj,
+            out_proj,
+        })
+    }
+
+    /// A `transformer_ffn_block` in a stack of `channels`.
+    fn feed_forward(&mut self, channels: usize) -> Result<FeedForwardDesc, ModelError> {
+        let name = self.name()?;
+        let width = self.count("numChannels", MAX_CHANNELS)?;
+        let hidden = self.count("ffnChannels", 4 * MAX_CHANNELS)?;
+        let swiglu = self.flag("useSwiGLU")?;
+        if !swiglu {
+            // KataGo's CPU backend refuses these too.
+            return Err(self.err("Non-SwiGLU transformer FFN is not yet supported"));
+        }
+        let norm = self.transformer_norm()?;
+        let linear1 = self.matmul()?;
+        let gate = self.matmul()?;
+        let linear2 = self.matmul()?;
+        self.context = format!("block '{name}'");
+        self.same(width, channels, "numChannels vs stack")?;
+        self.same(norm.channels, channels, "preLN channels vs stack")?;
+        for (m, what) in [(&linear1, "linear1"), (&gate, "linearGate")] {
+            self.same(m.in_channels, channels, &format!("{what} input vs stack"))?;
+            self.same(
+                m.out_channels,
+                hidden,
+                &format!("{what} output vs ffnChannels"),
+            )?;
+        }
+        self.same(linear2.in_channels, hidden, "linear2 input vs ffnChannels")?;
+        self.same(linear2.out_channels, channels, "linear2 output vs stack")?;
+        Ok(FeedForwardDesc {
+            name,
+            channels,
+            hidden,
+            norm,
+            linear1,
+            gate,
+            linear2,
+        })
+    }
+
+    /// The SGF-metadata encoder of a net with `channels` trunk channels.
+    fn metadata_encoder(
+        &mut self,
+        version: i64,
+        channels: usize,
+    ) -> Result<MetadataEncoderDesc, ModelError> {
+        let name = self.name()?;
+        let inputs = self.count("numInputMetaChannels", MAX_CHANNELS)?;
+        self.same(inputs, NUM_META_FEATURES, "metadata inputs")?;
+        let mul1 = self.matmul()?;
+        let bias1 = self.matbias()?;
+        let act1 = self.activation(version)?;
+        let mul2 = self.matmul()?;
+        let bias2 = self.matbias()?;
+        let act2 = self.activation(version)?;
+        let mul3 = self.matmul()?;
+        self.context = format!("metadata encoder '{name}'");
+        self.same(mul1.in_channels, NUM_META_FEATURES, "mul1 input")?;
+        self.same(
+            bias1.weights.len(),
+            mul1.out_channels,
+            "bias1 vs mul1 output",
+        )?;
+        self.same(
+            mul2.in_channels,
+            mul1.out_channels,
+            "mul2 input vs mul1 output",
+        )?;
+        self.same(
+            bias2.weights.len(),
+            mul2.out_channels,
+            "bias2 vs mul2 output",
+        )?;
+        self.same(
+            mul3.in_channels,
+            mul2.out_channels,
+            "mul3 input vs mul2 output",
+        )?;
+        self.same(mul3.out_channels, channels, "mul3 output vs trunk")?;
+        Ok(MetadataEncoderDesc {
+            name,
+            mul1,
+            bias1,
+            act1,
+            mul2,
+            bias2,
+            act2,
+            mul3,
+        })
     }
 
     fn model(&mut self) -> Result<ModelDesc, ModelError> {
@@ -715,8 +1066,8 @@ impl<'a> Parser<'a> {
         let version = self.int("model version", i64::MIN, i64::MAX)?;
         if !SUPPORTED_VERSIONS.contains(&version) {
             return Err(self.err(format!(
-                "model version {version} is not supported (supported: {}..={}; version 15 and later \
-                 are the transformer nets)",
+                "model version {version} is not supported (supported: {}..={}; a newer version \
+                 needs a newer tengen)",
                 SUPPORTED_VERSIONS.start(),
                 SUPPORTED_VERSIONS.end()
             )));
@@ -742,6 +1093,14 @@ impl<'a> Parser<'a> {
                 shortterm_score_error_multiplier: positive(self, "shorttermScoreErrorMultiplier")?,
             };
         }
+        let mut meta_encoder_version = 0;
+        let mut prefer_pass_alive_under_suicide = false;
+        if version >= 15 {
+            meta_encoder_version = self.int("metaEncoderVersion", 0, 1)?;
+            prefer_pass_alive_under_suicide =
+                self.int("preferPassAliveUnderSuicideRules", 0, 1)? == 1;
+            self.zeros("model option", b'C', 6)?;
+        }
 
         // Trunk.
         self.name()?;
@@ -751,6 +1110,13 @@ impl<'a> Parser<'a> {
         self.count("regular channels", MAX_CHANNELS)?;
         self.int("dilated channels", 0, MAX_CHANNELS)?;
         self.count("gpool channels", MAX_CHANNELS)?;
+        let rms_tip = if version >= 15 {
+            let kind = self.int("trunk norm kind", 0, 1)?;
+            self.zeros("trunk option", b'B', 5)?;
+            kind == 1
+        } else {
+            false
+        };
         let initial_conv = self.conv()?;
         self.same(
             initial_conv.in_channels,
@@ -773,22 +1139,47 @@ impl<'a> Parser<'a> {
             channels,
             "initial matmul output vs trunk",
         )?;
+        let metadata_encoder = if meta_encoder_version > 0 {
+            Some(self.metadata_encoder(version, channels)?)
+        } else {
+            None
+        };
         let blocks = self.block_stack(version, num_blocks, channels, 0)?;
-        let tip_bn = self.batch_norm()?;
-        self.same(tip_bn.channels, channels, "trunk tip BN vs trunk")?;
+        let tip = if rms_tip {
+            let norm = self.rms_norm()?;
+            self.same(norm.channels, channels, "trunk tip RMSNorm vs trunk")?;
+            TrunkTipDesc::RmsNorm(norm)
+        } else {
+            let bn = self.batch_norm()?;
+            self.same(bn.channels, channels, "trunk tip BN vs trunk")?;
+            TrunkTipDesc::BatchNorm(bn)
+        };
         let tip_act = self.activation(version)?;
         let trunk = TrunkDesc {
             channels,
             initial_conv,
             initial_matmul,
+            metadata_encoder,
             blocks,
-            tip_bn,
+            tip,
             tip_act,
         };
 
         // Policy head.
         self.name()?;
-        let policy_channels = if version >= 12 { 2 } else { 1 };
+        let policy_channels = match version {
+            17.. => {
+                let channels = self.int("policyOutChannels", 2, 4)? as usize;
+                if channels == 3 {
+                    return Err(self.err("policyOutChannels must be 2 or 4"));
+                }
+                self.zeros("policy option", b'A', 3)?;
+                channels
+            }
+            16 => 4,
+            12..=15 => 2,
+            _ => 1,
+        };
         let p1_conv = self.conv()?;
         let g1_conv = self.conv()?;
         let g1_bn = self.batch_norm()?;
@@ -798,6 +1189,15 @@ impl<'a> Parser<'a> {
         let p1_act = self.activation(version)?;
         let p2_conv = self.conv()?;
         let gpool_to_pass = self.matmul()?;
+        let pass_hidden = if version >= 15 {
+            Some(PassHiddenDesc {
+                bias: self.matbias()?,
+                act: self.activation(version)?,
+                mul2: self.matmul()?,
+            })
+        } else {
+            None
+        };
         self.context = "policy head".into();
         self.same(p1_conv.in_channels, channels, "p1Conv input vs trunk")?;
         self.same(g1_conv.in_channels, channels, "g1Conv input vs trunk")?;
@@ -832,11 +1232,35 @@ impl<'a> Parser<'a> {
             3 * g1_bn.channels,
             "gpoolToPassMul input vs 3 x g1BN",
         )?;
-        self.same(
-            gpool_to_pass.out_channels,
-            policy_channels,
-            "gpoolToPassMul output vs policy channels",
-        )?;
+        match &pass_hidden {
+            Some(hidden) => {
+                self.same(
+                    gpool_to_pass.out_channels,
+                    p1_conv.out_channels,
+                    "gpoolToPassMul output vs p1Conv output",
+                )?;
+                self.same(
+                    hidden.bias.weights.len(),
+                    gpool_to_pass.out_channels,
+                    "gpoolToPassBias vs gpoolToPassMul output",
+                )?;
+                self.same(
+                    hidden.mul2.in_channels,
+                    gpool_to_pass.out_channels,
+                    "gpoolToPassMul2 input vs gpoolToPassMul output",
+                )?;
+                self.same(
+                    hidden.mul2.out_channels,
+                    policy_channels,
+                    "gpoolToPassMul2 output vs policy channels",
+                )?;
+            }
+            None => self.same(
+                gpool_to_pass.out_channels,
+                policy_channels,
+                "gpoolToPassMul output vs policy channels",
+            )?,
+        }
         let policy = PolicyHeadDesc {
             p1_conv,
             g1_conv,
@@ -847,10 +1271,14 @@ impl<'a> Parser<'a> {
             p1_act,
             p2_conv,
             gpool_to_pass,
+            pass_hidden,
         };
 
         // Value head.
         self.name()?;
+        if version >= 17 {
+            self.zeros("value option", b'A', 3)?;
+        }
         let v1_conv = self.conv()?;
         let v1_bn = self.batch_norm()?;
         let v1_act = self.activation(version)?;
@@ -919,6 +1347,9 @@ impl<'a> Parser<'a> {
             num_input_channels,
             num_global_channels,
             post_process,
+            parameters: self.params,
+            meta_encoder_version,
+            prefer_pass_alive_under_suicide,
             trunk,
             policy,
             value,

@@ -1,0 +1,255 @@
+//! Elementwise kernels of the transformer layers: `e^x`, softmax over rows and the SwiGLU
+//! gate, each with an AVX2+FMA version chosen at run time and a portable one that computes
+//! the same polynomial. The softmax and SwiGLU take millions of exponentials per evaluation,
+//! so these are hot paths; they allocate nothing.
+
+use super::gemm::{best_isa, Isa};
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+/// ln 2 split in two for an exact range reduction (Cody and Waite).
+const LN2_HI: f32 = 0.693_145_75;
+const LN2_LO: f32 = 1.428_606_8e-6;
+/// Taylor coefficients of `e^r` on |r| <= ln 2 / 2 (relative error below 2e-7).
+const C2: f32 = 0.5;
+const C3: f32 = 1.0 / 6.0;
+const C4: f32 = 1.0 / 24.0;
+const C5: f32 = 1.0 / 120.0;
+const C6: f32 = 1.0 / 720.0;
+/// Inputs are clamped here: the results stay normal floats.
+const EXP_MIN: f32 = -87.0;
+const EXP_MAX: f32 = 88.0;
+
+/// `e^x` to about 2e-7 relative error (the portable form of the vector kernels).
+#[inline(always)]
+pub fn fast_exp(x: f32) -> f32 {
+    // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
+    const ROUND: f32 = 12_582_912.0;
+    let x = x.clamp(EXP_MIN, EXP_MAX);
+    let k = (x * LOG2E + ROUND) - ROUND;
+    let r = x - k * LN2_HI - k * LN2_LO;
+    let p = 1.0 + r * (1.0 + r * (C2 + r * (C3 + r * (C4 + r * (C5 + r * C6)))));
+    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
+}
+
+/// Each row of `width` values replaced by its softmax.
+pub fn softmax_rows(data: &mut [f32], width: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if best_isa() != Isa::Portable {
+        // SAFETY: best_isa() is AVX2 or AVX-512 only on CPUs with AVX2 and FMA.
+        unsafe { avx2::softmax_rows(data, width) };
+        return;
+    }
+    portable::softmax_rows(data, width);
+}
+
+/// `a[i] = silu(a[i]) * gate[i]`, SwiGLU's gate.
+pub fn swiglu(a: &mut [f32], gate: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if best_isa() != Isa::Portable {
+        // SAFETY: as in softmax_rows.
+        unsafe { avx2::swiglu(a, gate) };
+        return;
+    }
+    portable::swiglu(a, gate);
+}
+
+mod portable {
+    use super::fast_exp;
+
+    pub fn softmax_rows(data: &mut [f32], width: usize) {
+        for row in data.chunks_exact_mut(width) {
+            let max = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            let mut sum = 0.0;
+            for v in row.iter_mut() {
+                *v = fast_exp(*v - max);
+                sum += *v;
+            }
+            let inv = 1.0 / sum;
+            row.iter_mut().for_each(|v| *v *= inv);
+        }
+    }
+
+    pub fn swiglu(a: &mut [f32], gate: &[f32]) {
+        for (x, g) in a.iter_mut().zip(gate) {
+            *x = *x / (1.0 + fast_exp(-*x)) * g;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::*;
+    use std::arch::x86_64::*;
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn exp8(x: __m256) -> __m256 {
+        let x = _mm256_min_ps(
+            _mm256_max_ps(x, _mm256_set1_ps(EXP_MIN)),
+            _mm256_set1_ps(EXP_MAX),
+        );
+        let k = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
+            _mm256_mul_ps(x, _mm256_set1_ps(LOG2E)),
+        );
+        let r = _mm256_fnmadd_ps(k, _mm256_set1_ps(LN2_HI), x);
+        let r = _mm256_fnmadd_ps(k, _mm256_set1_ps(LN2_LO), r);
+        let mut p = _mm256_set1_ps(C6);
+        for c in [C5, C4, C3, C2, 1.0, 1.0] {
+            p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(c));
+        }
+        let bits = _mm256_slli_epi32::<23>(_mm256_add_epi32(
+            _mm256_cvtps_epi32(k),
+            _mm256_set1_epi32(127),
+        ));
+        _mm256_mul_ps(p, _mm256_castsi256_ps(bits))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn sum8(v: __m256) -> f32 {
+        let halves = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+        let pairs = _mm_add_ps(halves, _mm_movehl_ps(halves, halves));
+        let one = _mm_add_ss(pairs, _mm_shuffle_ps::<1>(pairs, pairs));
+        _mm_cvtss_f32(one)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn softmax_rows(data: &mut [f32], width: usize) {
+        let body = width - width % 8;
+        for row in data.chunks_exact_mut(width) {
+            let p = row.as_mut_ptr();
+            let mut max8 = _mm256_set1_ps(f32::NEG_INFINITY);
+            let mut i = 0;
+            while i < body {
+                max8 = _mm256_max_ps(max8, _mm256_loadu_ps(p.add(i)));
+                i += 8;
+            }
+            let mut lanes = [0.0f32; 8];
+            _mm256_storeu_ps(lanes.as_mut_ptr(), max8);
+            let max = lanes
+                .iter()
+                .chain(&row[body..])
+                .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            let shift = _mm256_set1_ps(max);
+            let mut sum8v = _mm256_setzero_ps();
+            i = 0;
+            while i < body {
+                let e = exp8(_mm256_sub_ps(_mm256_loadu_ps(p.add(i)), shift));
+                _mm256_storeu_ps(p.add(i), e);
+                sum8v = _mm256_add_ps(sum8v, e);
+                i += 8;
+            }
+            let mut sum = sum8(sum8v);
+            for v in &mut row[body..] {
+                *v = fast_exp(*v - max);
+                sum += *v;
+            }
+            let inv = 1.0 / sum;
+            let inv8 = _mm256_set1_ps(inv);
+            i = 0;
+            while i < body {
+                _mm256_storeu_ps(p.add(i), _mm256_mul_ps(_mm256_loadu_ps(p.add(i)), inv8));
+                i += 8;
+            }
+            row[body..].iter_mut().for_each(|v| *v *= inv);
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn swiglu(a: &mut [f32], gate: &[f32]) {
+        let n = a.len().min(gate.len());
+        let body = n - n % 8;
+        let (pa, pg) = (a.as_mut_ptr(), gate.as_ptr());
+        let one = _mm256_set1_ps(1.0);
+        let mut i = 0;
+        while i < body {
+            let x = _mm256_loadu_ps(pa.add(i));
+            let e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+            let silu = _mm256_div_ps(x, _mm256_add_ps(one, e));
+            _mm256_storeu_ps(pa.add(i), _mm256_mul_ps(silu, _mm256_loadu_ps(pg.add(i))));
+            i += 8;
+        }
+        for j in body..n {
+            a[j] = a[j] / (1.0 + fast_exp(-a[j])) * gate[j];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_exp_is_close_to_exp() {
+        let mut x = -87.0f32;
+        while x < 88.0 {
+            let want = (x as f64).exp();
+            let got = fast_exp(x) as f64;
+            assert!(((got - want) / want).abs() < 1e-6, "{x}: {got} vs {want}");
+            x += 0.0137;
+        }
+    }
+
+    /// Every kernel this CPU runs: the portable one and, where there is AVX2, the vector one.
+    #[allow(clippy::type_complexity)]
+    fn kernels() -> Vec<(&'static str, fn(&mut [f32], usize), fn(&mut [f32], &[f32]))> {
+        let mut out: Vec<(&'static str, fn(&mut [f32], usize), fn(&mut [f32], &[f32]))> =
+            vec![("portable", portable::softmax_rows, portable::swiglu)];
+        #[cfg(target_arch = "x86_64")]
+        if best_isa() != Isa::Portable {
+            // SAFETY (of the calls below): this CPU has AVX2 and FMA.
+            out.push((
+                "avx2",
+                |d, w| unsafe { avx2::softmax_rows(d, w) },
+                |a, g| unsafe { avx2::swiglu(a, g) },
+            ));
+        } else {
+            eprintln!("vecmath: no AVX2 on this CPU, its kernels are not tested here");
+        }
+        out
+    }
+
+    #[test]
+    fn softmax_and_swiglu_match_slow_twins() {
+        for (name, softmax_rows, swiglu) in kernels() {
+            check_kernels(name, softmax_rows, swiglu);
+        }
+    }
+
+    fn check_kernels(
+        name: &str,
+        softmax_rows: fn(&mut [f32], usize),
+        swiglu: fn(&mut [f32], &[f32]),
+    ) {
+        // Widths with and without a ragged tail, values spread wide.
+        for width in [1usize, 7, 8, 9, 81, 361] {
+            let data: Vec<f32> = (0..3 * width)
+                .map(|i| ((i * 7919) % 1000) as f32 / 37.0 - 13.0)
+                .collect();
+            let mut fast = data.clone();
+            softmax_rows(&mut fast, width);
+            for (row, got) in data.chunks(width).zip(fast.chunks(width)) {
+                let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+                let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
+                for (&v, &g) in row.iter().zip(got) {
+                    let want = (v as f64 - max).exp() / sum;
+                    assert!(
+                        (g as f64 - want).abs() < 1e-6 * (1.0 + want),
+                        "{name} {width}"
+                    );
+                }
+            }
+            let gate: Vec<f32> = data.iter().map(|v| v * 0.5 - 1.0).collect();
+            let mut a = data.clone();
+            swiglu(&mut a, &gate);
+            for ((&x, &g), &got) in data.iter().zip(&gate).zip(&a) {
+                let x = x as f64;
+                let want = x / (1.0 + (-x).exp()) * g as f64;
+                assert!(
+                    (got as f64 - want).abs() < 1e-5 * (1.0 + want.abs()),
+                    "{name} {x}"
+                );
+            }
+        }
+    }
+}

@@ -105,16 +105,107 @@ enum Block {
         post_act: Act,
         up: Conv,
     },
+    Attention(Attn),
+    Ffn(Ffn),
+}
+
+/// A transformer block's pre-norm: weight only.
+struct TNorm {
+    name: String,
+    c: usize,
+    eps: f32,
+    w: Vec<f32>,
+}
+
+enum Rope {
+    None,
+    /// `[kv head][pair][x, y]`.
+    Learnable {
+        name: String,
+        freqs: Vec<f32>,
+    },
+    Fixed {
+        name: String,
+        theta: f32,
+    },
+}
+
+struct Attn {
+    name: String,
+    heads: usize,
+    kv_heads: usize,
+    dq: usize,
+    dv: usize,
+    rope: Rope,
+    norm: TNorm,
+    q: Mat,
+    k: Mat,
+    v: Mat,
+    out: Mat,
+}
+
+struct Ffn {
+    name: String,
+    c: usize,
+    hidden: usize,
+    /// Written as the useSwiGLU flag; with 0 the gate is left out of the file.
+    swiglu: bool,
+    norm: TNorm,
+    l1: Mat,
+    gate: Mat,
+    l2: Mat,
+}
+
+/// The trunk tip's RMSNorm (trunk norm kind 1).
+struct Rms {
+    name: String,
+    c: usize,
+    eps: f32,
+    spatial: bool,
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+enum Tip {
+    Bn(Bn),
+    Rms(Rms),
+}
+
+/// The SGF-metadata encoder: 192 inputs to a per-channel trunk bias.
+struct MetaEnc {
+    name: String,
+    mul1: Mat,
+    bias1: Bias,
+    act1: Act,
+    mul2: Mat,
+    bias2: Bias,
+    act2: Act,
+    mul3: Mat,
+}
+
+/// The version-15 pass head's hidden layer after `g_to_pass`.
+struct PassHidden {
+    bias: Bias,
+    act: Act,
+    mul2: Mat,
 }
 
 struct Net {
     version: i64,
     multipliers: [f64; 7],
+    /// Version 15+: metaEncoderVersion, preferPassAliveUnderSuicideRules, six zeros.
+    header_opts: [i64; 8],
+    /// Version 15+: trunkNormKind, five zeros.
+    trunk_opts: [i64; 6],
+    /// Version 17: the three zeros after policyOutChannels, and the value head's three.
+    policy_opts: [i64; 3],
+    value_opts: [i64; 3],
     trunk_c: usize,
     init: Conv,
     init_mat: Mat,
+    meta: Option<MetaEnc>,
     blocks: Vec<Block>,
-    tip_bn: Bn,
+    tip: Tip,
     tip_act: Act,
     p1: Conv,
     g1: Conv,
@@ -125,6 +216,7 @@ struct Net {
     p1_act: Act,
     p2: Conv,
     g_to_pass: Mat,
+    pass_hidden: Option<PassHidden>,
     v1: Conv,
     v1_bn: Bn,
     v1_act: Act,
@@ -149,6 +241,8 @@ struct Gen {
     rng: Rng,
     version: i64,
     counter: usize,
+    /// Every activation SiLU, as in KataGo's transformer nets.
+    silu: bool,
 }
 
 impl Gen {
@@ -181,7 +275,9 @@ impl Gen {
         }
     }
     fn act(&mut self) -> Act {
-        let kind = if self.version >= 11 {
+        let kind = if self.silu {
+            "ACTIVATION_SILU"
+        } else if self.version >= 11 {
             KINDS[self.rng.below(4)]
         } else {
             "ACTIVATION_RELU"
@@ -232,6 +328,80 @@ impl Gen {
             c2: self.conv(3, regular, c),
         }
     }
+    fn tnorm(&mut self, c: usize) -> TNorm {
+        TNorm {
+            name: self.name("tnorm"),
+            c,
+            eps: 1e-6,
+            w: self.rng.vec(c, 0.5, 1.5),
+        }
+    }
+    fn attention(&mut self, c: usize, cfg: AttnCfg) -> Block {
+        let name = self.name("attn");
+        let norm = self.tnorm(c);
+        let q = self.mat(c, cfg.heads * cfg.dq);
+        let k = self.mat(c, cfg.kv_heads * cfg.dq);
+        let v = self.mat(c, cfg.kv_heads * cfg.dv);
+        let out = self.mat(cfg.heads * cfg.dv, c);
+        let rope = match cfg.rope {
+            RopeKind::None => Rope::None,
+            RopeKind::Learnable => Rope::Learnable {
+                name: self.name("ropefreqs"),
+                freqs: self.rng.vec(cfg.kv_heads * cfg.dq / 2 * 2, -1.5, 1.5),
+            },
+            RopeKind::Fixed(theta) => Rope::Fixed {
+                name: self.name("ropetheta"),
+                theta,
+            },
+        };
+        Block::Attention(Attn {
+            name,
+            heads: cfg.heads,
+            kv_heads: cfg.kv_heads,
+            dq: cfg.dq,
+            dv: cfg.dv,
+            rope,
+            norm,
+            q,
+            k,
+            v,
+            out,
+        })
+    }
+    fn ffn(&mut self, c: usize, hidden: usize) -> Block {
+        Block::Ffn(Ffn {
+            name: self.name("ffn"),
+            c,
+            hidden,
+            swiglu: true,
+            norm: self.tnorm(c),
+            l1: self.mat(c, hidden),
+            gate: self.mat(c, hidden),
+            l2: self.mat(hidden, c),
+        })
+    }
+    fn rms(&mut self, c: usize, spatial: bool) -> Rms {
+        Rms {
+            name: self.name("rmsnorm"),
+            c,
+            eps: 1e-6,
+            spatial,
+            gamma: self.rng.vec(c, 0.5, 1.5),
+            beta: self.rng.vec(c, -0.5, 0.5),
+        }
+    }
+    fn meta_enc(&mut self, hidden: usize, c: usize) -> MetaEnc {
+        MetaEnc {
+            name: self.name("metaencoder"),
+            mul1: self.mat(192, hidden),
+            bias1: self.bias(hidden),
+            act1: self.act(),
+            mul2: self.mat(hidden, hidden),
+            bias2: self.bias(hidden),
+            act2: self.act(),
+            mul3: self.mat(hidden, c),
+        }
+    }
     fn nested(&mut self, c: usize, mid: usize, inner: Vec<Block>) -> Block {
         Block::Nested {
             name: self.name("nblock"),
@@ -246,15 +416,144 @@ impl Gen {
     }
 }
 
+#[derive(Clone, Copy, Debug)]
+enum RopeKind {
+    None,
+    Learnable,
+    Fixed(f32),
+}
+
+/// One attention block's shape.
+#[derive(Clone, Copy, Debug)]
+struct AttnCfg {
+    heads: usize,
+    kv_heads: usize,
+    dq: usize,
+    dv: usize,
+    rope: RopeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum TipKind {
+    Bn,
+    Rms { spatial: bool },
+}
+
+/// What a random net holds.
+#[derive(Clone, Copy, Debug)]
+struct Spec {
+    version: i64,
+    /// A trunk of nested bottlenecks around attention + SwiGLU FFN pairs (KataGo's "nbt"
+    /// transformers) instead of the convolution blocks.
+    transformer: bool,
+    /// The attention blocks' shapes, used in turn.
+    attn: &'static [AttnCfg],
+    /// Also an attention block, an FFN block and a gpool block straight in the trunk.
+    top_level: bool,
+    tip: TipKind,
+    /// 1, 2 or 4 (4 with the Q-value channels of versions 16 and 17).
+    policy_channels: usize,
+    /// An SGF-metadata encoder (metaEncoderVersion 1).
+    meta: bool,
+    silu: bool,
+    prefer_pass_alive: bool,
+}
+
+impl Spec {
+    /// The convolution nets as each version's KataGo exporter writes them.
+    fn conv(version: i64) -> Spec {
+        Spec {
+            version,
+            transformer: false,
+            attn: &[],
+            top_level: false,
+            tip: TipKind::Bn,
+            policy_channels: match version {
+                16.. => 4,
+                12.. => 2,
+                _ => 1,
+            },
+            meta: false,
+            silu: false,
+            prefer_pass_alive: false,
+        }
+    }
+}
+
+/// b10c384h6nbttflrs's attention: 6 heads of 32, learnable RoPE; here 3 heads of 4.
+const MHA_LEARNABLE: AttnCfg = AttnCfg {
+    heads: 3,
+    kv_heads: 3,
+    dq: 4,
+    dv: 4,
+    rope: RopeKind::Learnable,
+};
+const GQA_LEARNABLE: AttnCfg = AttnCfg {
+    heads: 4,
+    kv_heads: 2,
+    dq: 4,
+    dv: 2,
+    rope: RopeKind::Learnable,
+};
+/// Three pairs: one follows the row, two the column.
+const GQA_FIXED: AttnCfg = AttnCfg {
+    heads: 4,
+    kv_heads: 2,
+    dq: 6,
+    dv: 3,
+    rope: RopeKind::Fixed(100.0),
+};
+const GQA_FIXED_EVEN: AttnCfg = AttnCfg {
+    heads: 2,
+    kv_heads: 1,
+    dq: 8,
+    dv: 3,
+    rope: RopeKind::Fixed(10000.0),
+};
+/// Multi-query without RoPE; an odd head dim is allowed then.
+const MQA_NO_ROPE: AttnCfg = AttnCfg {
+    heads: 2,
+    kv_heads: 1,
+    dq: 3,
+    dv: 5,
+    rope: RopeKind::None,
+};
+
 /// A small random net of `version`; v14 gets nested bottleneck blocks (one nested twice).
 fn random_net(version: i64, seed: u64) -> Net {
+    random_net_spec(&Spec::conv(version), seed)
+}
+
+fn random_net_spec(spec: &Spec, seed: u64) -> Net {
+    let version = spec.version;
     let mut g = Gen {
         rng: Rng(seed),
         version,
         counter: 0,
+        silu: spec.silu,
     };
     let c = 8;
-    let blocks = if version >= 14 {
+    let mut attn_cfgs = spec.attn.iter().copied().cycle();
+    let mut next_cfg = || attn_cfgs.next().expect("attention shapes");
+    let blocks = if spec.transformer {
+        let mid = 6;
+        let first_inner = vec![
+            g.attention(mid, next_cfg()),
+            g.ffn(mid, 10),
+            g.attention(mid, next_cfg()),
+            g.ffn(mid, 10),
+        ];
+        let first = g.nested(c, mid, first_inner);
+        let second_inner = vec![g.attention(mid, next_cfg()), g.ffn(mid, 7)];
+        let second = g.nested(c, mid, second_inner);
+        let mut blocks = vec![first, second];
+        if spec.top_level {
+            blocks.push(g.attention(c, next_cfg()));
+            blocks.push(g.ffn(c, 12));
+            blocks.push(g.gpool(c, 6, 3));
+        }
+        blocks
+    } else if version >= 14 {
         let inner_deep = vec![g.ordinary(4, 3)];
         let deeper = g.nested(5, 4, inner_deep);
         let first_inner = vec![g.ordinary(5, 6), g.gpool(5, 4, 3), deeper];
@@ -266,27 +565,70 @@ fn random_net(version: i64, seed: u64) -> Net {
     } else {
         vec![g.ordinary(c, 6), g.gpool(c, 6, 3), g.ordinary(c, 7)]
     };
-    let policy_channels = if version >= 12 { 2 } else { 1 };
+    let policy_channels = spec.policy_channels;
     let score_channels = if version >= 9 { 6 } else { 4 };
     let init_k = if version == 8 { 5 } else { 3 };
+    let init = g.conv(init_k, 22, c);
+    let init_mat = g.mat(19, c);
+    let meta = spec.meta.then(|| g.meta_enc(7, c));
+    let tip = match spec.tip {
+        TipKind::Bn => Tip::Bn(g.bn(c)),
+        TipKind::Rms { spatial } => Tip::Rms(g.rms(c, spatial)),
+    };
+    let tip_act = g.act();
+    let p1 = g.conv(1, c, 5);
+    let g1 = g.conv(1, c, 4);
+    let g1_bn = g.bn(4);
+    let g1_act = g.act();
+    let g_to_bias = g.mat(12, 5);
+    let p1_bn = g.bn(5);
+    let p1_act = g.act();
+    let p2 = g.conv(1, 5, policy_channels);
+    // From version 15 the pass logit goes through a hidden layer as wide as p1Conv's output.
+    let (g_to_pass, pass_hidden) = if version >= 15 {
+        let m = g.mat(12, 5);
+        let hidden = PassHidden {
+            bias: g.bias(5),
+            act: g.act(),
+            mul2: g.mat(5, policy_channels),
+        };
+        (m, Some(hidden))
+    } else {
+        (g.mat(12, policy_channels), None)
+    };
     Net {
         version,
         multipliers: [20.0, 21.0, 22.0, 23.0, 41.0, 0.3, 31.0],
+        header_opts: [
+            spec.meta as i64,
+            spec.prefer_pass_alive as i64,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ],
+        trunk_opts: [(spec.tip != TipKind::Bn) as i64, 0, 0, 0, 0, 0],
+        policy_opts: [0; 3],
+        value_opts: [0; 3],
         trunk_c: c,
-        init: g.conv(init_k, 22, c),
-        init_mat: g.mat(19, c),
+        init,
+        init_mat,
+        meta,
         blocks,
-        tip_bn: g.bn(c),
-        tip_act: g.act(),
-        p1: g.conv(1, c, 5),
-        g1: g.conv(1, c, 4),
-        g1_bn: g.bn(4),
-        g1_act: g.act(),
-        g_to_bias: g.mat(12, 5),
-        p1_bn: g.bn(5),
-        p1_act: g.act(),
-        p2: g.conv(1, 5, policy_channels),
-        g_to_pass: g.mat(12, policy_channels),
+        tip,
+        tip_act,
+        p1,
+        g1,
+        g1_bn,
+        g1_act,
+        g_to_bias,
+        p1_bn,
+        p1_act,
+        p2,
+        g_to_pass,
+        pass_hidden,
         v1: g.conv(1, c, 4),
         v1_bn: g.bn(4),
         v1_act: g.act(),
@@ -368,8 +710,66 @@ impl Writer {
         self.tok(format!("{} {}", b.name, b.w.len()));
         self.floats(&b.w);
     }
+    fn tnorm(&mut self, n: &TNorm) {
+        self.tok(format!("{} {} {}", n.name, n.c, n.eps));
+        self.floats(&n.w);
+    }
+    fn rms(&mut self, r: &Rms) {
+        self.tok(format!(
+            "{} {} {} {} 0",
+            r.name, r.c, r.eps, r.spatial as u8
+        ));
+        self.floats(&r.gamma);
+        self.floats(&r.beta);
+    }
+    fn meta_enc(&mut self, m: &MetaEnc) {
+        self.tok(format!("{} 192", m.name));
+        self.mat(&m.mul1);
+        self.bias(&m.bias1);
+        self.act(&m.act1);
+        self.mat(&m.mul2);
+        self.bias(&m.bias2);
+        self.act(&m.act2);
+        self.mat(&m.mul3);
+    }
     fn block(&mut self, b: &Block) {
         match b {
+            Block::Attention(a) => {
+                let (use_rope, learnable) = match a.rope {
+                    Rope::None => (0, 0),
+                    Rope::Learnable { .. } => (1, 1),
+                    Rope::Fixed { .. } => (1, 0),
+                };
+                self.tok(format!(
+                    "transformer_attention_block {} {} {} {} {} {use_rope} {learnable}",
+                    a.name, a.heads, a.kv_heads, a.dq, a.dv
+                ));
+                self.tnorm(&a.norm);
+                self.mat(&a.q);
+                self.mat(&a.k);
+                self.mat(&a.v);
+                self.mat(&a.out);
+                match &a.rope {
+                    Rope::None => {}
+                    Rope::Learnable { name, freqs } => {
+                        self.tok(format!("{name} {} {} 2", a.kv_heads, a.dq / 2));
+                        self.floats(freqs);
+                    }
+                    Rope::Fixed { name, theta } => self.tok(format!("{name} {theta}")),
+                }
+            }
+            Block::Ffn(f) => {
+                self.tok(format!(
+                    "transformer_ffn_block {} {} {} {}",
+                    f.name, f.c, f.hidden, f.swiglu as u8
+                ));
+                self.tnorm(&f.norm);
+                self.mat(&f.l1);
+                if f.swiglu {
+                    self.mat(&f.gate);
+                }
+                self.mat(&f.l2);
+            }
             Block::Ordinary {
                 name,
                 pre_bn,
@@ -452,19 +852,40 @@ fn model_bytes(net: &Net, binary: bool) -> Vec<u8> {
             w.tok(m);
         }
     }
+    let ints = |v: &[i64]| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if net.version >= 15 {
+        w.tok(ints(&net.header_opts));
+    }
     w.tok(format!(
         "trunk {} {} 6 6 0 3",
         net.blocks.len(),
         net.trunk_c
     ));
+    if net.version >= 15 {
+        w.tok(ints(&net.trunk_opts));
+    }
     w.conv(&net.init);
     w.mat(&net.init_mat);
+    if let Some(m) = &net.meta {
+        w.meta_enc(m);
+    }
     for b in &net.blocks {
         w.block(b);
     }
-    w.bn(&net.tip_bn);
+    match &net.tip {
+        Tip::Bn(b) => w.bn(b),
+        Tip::Rms(r) => w.rms(r),
+    }
     w.act(&net.tip_act);
     w.tok("policyhead");
+    if net.version >= 17 {
+        w.tok(format!("{} {}", net.p2.cout, ints(&net.policy_opts)));
+    }
     w.conv(&net.p1);
     w.conv(&net.g1);
     w.bn(&net.g1_bn);
@@ -474,7 +895,15 @@ fn model_bytes(net: &Net, binary: bool) -> Vec<u8> {
     w.act(&net.p1_act);
     w.conv(&net.p2);
     w.mat(&net.g_to_pass);
+    if let Some(h) = &net.pass_hidden {
+        w.bias(&h.bias);
+        w.act(&h.act);
+        w.mat(&h.mul2);
+    }
     w.tok("valuehead");
+    if net.version >= 17 {
+        w.tok(ints(&net.value_opts));
+    }
     w.conv(&net.v1);
     w.bn(&net.v1_bn);
     w.act(&net.v1_act);
@@ -586,10 +1015,186 @@ fn add_channel_bias(x: &mut [f64], bias: &[f64], area: usize) {
     }
 }
 
+/// A transformer pre-norm, per point over the `c` channels of `[c][area]`.
+fn tnorm_ref(norm: &TNorm, x: &[f64], area: usize) -> Vec<f64> {
+    let c = norm.c;
+    let mut out = vec![0.0; c * area];
+    for p in 0..area {
+        let mut sum_sq = 0.0;
+        for ch in 0..c {
+            sum_sq += x[ch * area + p] * x[ch * area + p];
+        }
+        let inv_rms = 1.0 / (sum_sq / c as f64 + norm.eps as f64).sqrt();
+        for ch in 0..c {
+            out[ch * area + p] = x[ch * area + p] * inv_rms * norm.w[ch] as f64;
+        }
+    }
+    out
+}
+
+/// `m` applied at every point: `[cin][area]` to `[point][cout]`.
+fn mat_per_point(m: &Mat, x: &[f64], area: usize) -> Vec<Vec<f64>> {
+    (0..area)
+        .map(|p| {
+            let column: Vec<f64> = (0..m.cin).map(|i| x[i * area + p]).collect();
+            mat_ref(m, &column)
+        })
+        .collect()
+}
+
+/// RoPE's angle for pair `pair` of a head whose KV head is `kv_head`, at row `y`, column `x`.
+fn rope_angle(a: &Attn, kv_head: usize, pair: usize, y: usize, x: usize) -> f64 {
+    let pairs = a.dq / 2;
+    match &a.rope {
+        Rope::None => 0.0,
+        Rope::Learnable { freqs, .. } => {
+            let fx = freqs[(kv_head * pairs + pair) * 2] as f64;
+            let fy = freqs[(kv_head * pairs + pair) * 2 + 1] as f64;
+            x as f64 * fx + y as f64 * fy
+        }
+        Rope::Fixed { theta, .. } => {
+            // The first pairs/2 pairs follow the row, the others the column, each with
+            // frequency theta^(-2p / (dq/2)), p counted from the start of its half.
+            let per_dim = pairs / 2;
+            let dim_half = (a.dq / 2) as f64;
+            let theta = *theta as f64;
+            if pair < per_dim {
+                y as f64 / theta.powf((2 * pair) as f64 / dim_half)
+            } else {
+                x as f64 / theta.powf((2 * (pair - per_dim)) as f64 / dim_half)
+            }
+        }
+    }
+}
+
+/// Rotates the interleaved pairs of every head of `rows` (`[point][heads * dq]`); head `h`
+/// takes the angles of KV head `h * kv_heads / heads`.
+fn rope_ref(a: &Attn, rows: &mut [Vec<f64>], heads: usize, n: usize) {
+    if matches!(a.rope, Rope::None) {
+        return;
+    }
+    for (p, row) in rows.iter_mut().enumerate() {
+        let (y, x) = (p / n, p % n);
+        for h in 0..heads {
+            let kv_head = h * a.kv_heads / heads;
+            for pair in 0..a.dq / 2 {
+                let angle = rope_angle(a, kv_head, pair, y, x);
+                let (sin, cos) = angle.sin_cos();
+                let i0 = h * a.dq + 2 * pair;
+                let (x0, x1) = (row[i0], row[i0 + 1]);
+                row[i0] = x0 * cos - x1 * sin;
+                row[i0 + 1] = x0 * sin + x1 * cos;
+            }
+        }
+    }
+}
+
+/// Pre-norm self-attention over all points, added to `x` (`[c][area]`).
+fn attention_ref(a: &Attn, x: &mut [f64], n: usize) {
+    let area = n * n;
+    let normed = tnorm_ref(&a.norm, x, area);
+    let mut q = mat_per_point(&a.q, &normed, area);
+    let mut k = mat_per_point(&a.k, &normed, area);
+    let v = mat_per_point(&a.v, &normed, area);
+    rope_ref(a, &mut q, a.heads, n);
+    rope_ref(a, &mut k, a.kv_heads, n);
+    let group = a.heads / a.kv_heads;
+    let scale = 1.0 / (a.dq as f64).sqrt();
+    // [point][heads * dv]
+    let mut attended = vec![vec![0.0; a.heads * a.dv]; area];
+    for h in 0..a.heads {
+        let kv = h / group;
+        for qi in 0..area {
+            let scores: Vec<f64> = (0..area)
+                .map(|ki| {
+                    let mut dot = 0.0;
+                    for d in 0..a.dq {
+                        dot += q[qi][h * a.dq + d] * k[ki][kv * a.dq + d];
+                    }
+                    dot * scale
+                })
+                .collect();
+            let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let exps: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let total: f64 = exps.iter().sum();
+            for e in 0..a.dv {
+                let mut acc = 0.0;
+                for ki in 0..area {
+                    acc += exps[ki] / total * v[ki][kv * a.dv + e];
+                }
+                attended[qi][h * a.dv + e] = acc;
+            }
+        }
+    }
+    for (p, row) in attended.iter().enumerate() {
+        let o = mat_ref(&a.out, row);
+        for (ch, val) in o.iter().enumerate() {
+            x[ch * area + p] += val;
+        }
+    }
+}
+
+/// Pre-norm SwiGLU feed-forward, added to `x`: linear2(silu(linear1(n)) * gate(n)).
+fn ffn_ref(f: &Ffn, x: &mut [f64], area: usize) {
+    let normed = tnorm_ref(&f.norm, x, area);
+    let h1 = mat_per_point(&f.l1, &normed, area);
+    let gate = mat_per_point(&f.gate, &normed, area);
+    for p in 0..area {
+        let hidden: Vec<f64> = (0..f.hidden)
+            .map(|j| act_ref("ACTIVATION_SILU", h1[p][j]) * gate[p][j])
+            .collect();
+        let o = mat_ref(&f.l2, &hidden);
+        for (ch, val) in o.iter().enumerate() {
+            x[ch * area + p] += val;
+        }
+    }
+}
+
+/// The trunk tip's RMSNorm then its activation: the root mean square per point over the
+/// channels, or (spatial) one over every point and channel of the board.
+fn rms_act_ref(r: &Rms, a: &Act, x: &[f64], area: usize) -> Vec<f64> {
+    let c = r.c;
+    let mut inv_rms = vec![0.0; area];
+    if r.spatial {
+        let sum_sq: f64 = x.iter().map(|v| v * v).sum();
+        let inv = 1.0 / (sum_sq / (area * c) as f64 + r.eps as f64).sqrt();
+        inv_rms.fill(inv);
+    } else {
+        for (p, inv) in inv_rms.iter_mut().enumerate() {
+            let sum_sq: f64 = (0..c).map(|ch| x[ch * area + p] * x[ch * area + p]).sum();
+            *inv = 1.0 / (sum_sq / c as f64 + r.eps as f64).sqrt();
+        }
+    }
+    let mut out = vec![0.0; c * area];
+    for ch in 0..c {
+        for p in 0..area {
+            let v = x[ch * area + p] * inv_rms[p] * r.gamma[ch] as f64 + r.beta[ch] as f64;
+            out[ch * area + p] = act_ref(a.kind, v);
+        }
+    }
+    out
+}
+
+/// The metadata encoder's per-channel trunk bias.
+fn meta_ref(m: &MetaEnc, meta: &[f32; 192]) -> Vec<f64> {
+    let input: Vec<f64> = meta.iter().map(|&v| v as f64).collect();
+    let mut h1 = mat_ref(&m.mul1, &input);
+    for (v, b) in h1.iter_mut().zip(&m.bias1.w) {
+        *v = act_ref(m.act1.kind, *v + *b as f64);
+    }
+    let mut h2 = mat_ref(&m.mul2, &h1);
+    for (v, b) in h2.iter_mut().zip(&m.bias2.w) {
+        *v = act_ref(m.act2.kind, *v + *b as f64);
+    }
+    mat_ref(&m.mul3, &h2)
+}
+
 fn blocks_ref(blocks: &[Block], x: &mut [f64], n: usize) {
     let area = n * n;
     for block in blocks {
         match block {
+            Block::Attention(a) => attention_ref(a, x, n),
+            Block::Ffn(f) => ffn_ref(f, x, area),
             Block::Ordinary {
                 pre_bn,
                 pre_act,
@@ -667,7 +1272,14 @@ struct RefOut {
     ownership: Vec<f64>,
 }
 
-fn forward_ref(net: &Net, spatial: &[f32], global: &[f32; 19], n: usize, sym: u8) -> RefOut {
+fn forward_ref(
+    net: &Net,
+    spatial: &[f32],
+    global: &[f32; 19],
+    meta: Option<&[f32; 192]>,
+    n: usize,
+    sym: u8,
+) -> RefOut {
     let area = n * n;
     let mut input = vec![0.0; 22 * area];
     for c in 0..22 {
@@ -681,8 +1293,15 @@ fn forward_ref(net: &Net, spatial: &[f32], global: &[f32; 19], n: usize, sym: u8
     let g: Vec<f64> = global.iter().map(|&v| v as f64).collect();
     let mut trunk = conv_ref(&net.init, &input, n);
     add_channel_bias(&mut trunk, &mat_ref(&net.init_mat, &g), area);
+    if let Some(enc) = &net.meta {
+        let row = meta.expect("a metadata row for a net with an encoder");
+        add_channel_bias(&mut trunk, &meta_ref(enc, row), area);
+    }
     blocks_ref(&net.blocks, &mut trunk, n);
-    let tip = bn_act_ref(&net.tip_bn, &net.tip_act, &trunk, area);
+    let tip = match &net.tip {
+        Tip::Bn(b) => bn_act_ref(b, &net.tip_act, &trunk, area),
+        Tip::Rms(r) => rms_act_ref(r, &net.tip_act, &trunk, area),
+    };
 
     let mut p1 = conv_ref(&net.p1, &tip, n);
     let g1 = bn_act_ref(&net.g1_bn, &net.g1_act, &conv_ref(&net.g1, &tip, n), area);
@@ -690,7 +1309,13 @@ fn forward_ref(net: &Net, spatial: &[f32], global: &[f32; 19], n: usize, sym: u8
     add_channel_bias(&mut p1, &mat_ref(&net.g_to_bias, &pooled), area);
     let p1 = bn_act_ref(&net.p1_bn, &net.p1_act, &p1, area);
     let p2 = conv_ref(&net.p2, &p1, n);
-    let pass = mat_ref(&net.g_to_pass, &pooled);
+    let mut pass = mat_ref(&net.g_to_pass, &pooled);
+    if let Some(h) = &net.pass_hidden {
+        for (v, b) in pass.iter_mut().zip(&h.bias.w) {
+            *v = act_ref(h.act.kind, *v + *b as f64);
+        }
+        pass = mat_ref(&h.mul2, &pass);
+    }
 
     let v1 = bn_act_ref(&net.v1_bn, &net.v1_act, &conv_ref(&net.v1, &tip, n), area);
     let vpool = pool_ref(&v1, net.v1.cout, area, true);
@@ -710,8 +1335,10 @@ fn forward_ref(net: &Net, spatial: &[f32], global: &[f32; 19], n: usize, sym: u8
         .for_each(|(v, b)| *v += *b as f64);
     let own = conv_ref(&net.own, &v1, n);
 
-    // Spatial outputs back to board coordinates.
-    let pc = net.p2.cout;
+    // Spatial outputs back to board coordinates. Engines use the plain and optimistic
+    // policy channels only, not the Q-value channels 2 and 3 of versions 16 and 17.
+    let pc = net.p2.cout.min(2);
+    pass.truncate(2);
     let mut policy = vec![0.0; pc * area];
     let mut ownership = vec![0.0; area];
     for y in 0..n {
@@ -761,7 +1388,13 @@ fn close(what: &str, fast: f32, reference: f64) {
     );
 }
 
-fn check(label: &str, net: &Net, raw: &RawEval, r: &RefOut) {
+/// Asserts every output `close`; returns the largest `|fast - ref| / (1 + |ref|)`.
+fn check(label: &str, net: &Net, raw: &RawEval, r: &RefOut) -> f64 {
+    let mut worst = 0.0f64;
+    let mut close = |what: &str, fast: f32, reference: f64| {
+        close(what, fast, reference);
+        worst = worst.max((fast as f64 - reference).abs() / (1.0 + reference.abs()));
+    };
     assert_eq!(raw.policy.len(), r.policy.len(), "{label}: policy length");
     for (i, (&f, &g)) in raw.policy.iter().zip(&r.policy).enumerate() {
         close(&format!("{label} policy[{i}]"), f, g);
@@ -784,12 +1417,33 @@ fn check(label: &str, net: &Net, raw: &RawEval, r: &RefOut) {
         close(&format!("{label} ownership[{i}]"), f, g);
     }
     assert_eq!(r.score.len(), if net.version >= 9 { 6 } else { 4 });
+    worst
+}
+
+/// A metadata row: mostly 0 and 1 as a real profile's, some other values.
+fn random_meta(rng: &mut Rng) -> [f32; 192] {
+    let mut meta = [0.0f32; 192];
+    for v in &mut meta {
+        *v = match rng.below(5) {
+            0 => 1.0,
+            1 => rng.range(-1.0, 1.0),
+            _ => 0.0,
+        };
+    }
+    meta
 }
 
 /// Loads `net` from both formats and diffs the fast path against the reference at several
 /// board sizes, batch 1 under every symmetry and batch 7 under mixed ones.
 fn diff_against_reference(version: i64, seed: u64) {
-    let net = random_net(version, seed);
+    diff_spec(&Spec::conv(version), seed);
+}
+
+/// As [`diff_against_reference`] for any [`Spec`]; returns the largest difference seen
+/// relative to the tolerance's scale, `|fast - ref| / (1 + |ref|)`.
+fn diff_spec(spec: &Spec, seed: u64) -> f64 {
+    let version = spec.version;
+    let net = random_net_spec(spec, seed);
     let bytes_txt = model_bytes(&net, false);
     let bytes_bin = model_bytes(&net, true);
     let files = [
@@ -804,13 +1458,18 @@ fn diff_against_reference(version: i64, seed: u64) {
     }
     // The im2col path for 3x3 convolutions too (Network::load uses Winograd).
     let desc = ModelDesc::load(&files[1]).expect("parse");
+    assert_eq!(desc.meta_encoder_version, spec.meta as i64);
+    assert_eq!(desc.prefer_pass_alive_under_suicide, spec.prefer_pass_alive);
+    assert_eq!(desc.policy_channels(), spec.policy_channels);
     cases.push((
         format!("{} (im2col)", files[1].display()),
         Network::from_model_with(&desc, false),
     ));
+    let mut worst = 0.0f64;
     for (label, loaded) in &cases {
         assert_eq!(loaded.version(), version);
         assert_eq!(loaded.name(), format!("testnet-v{version}"));
+        assert_eq!(loaded.needs_metadata(), spec.meta);
         if version >= 13 {
             let pp = loaded.post_process();
             assert_eq!(pp.score_mean_multiplier, net.multipliers[1]);
@@ -820,31 +1479,40 @@ fn diff_against_reference(version: i64, seed: u64) {
         let mut out = vec![RawEval::new(); 7];
         for n in [5usize, 9, 13] {
             let (spatial, global) = random_input(&mut rng, n);
+            let meta = random_meta(&mut rng);
+            // Nets without an encoder get no row here, and ignore the rows of the batch below.
+            let own_meta = spec.meta.then_some(&meta);
             for sym in 0..8u8 {
                 let input = NetInput {
                     board_size: n,
                     spatial: &spatial,
                     global: &global,
+                    meta: own_meta,
                 };
                 loaded
                     .evaluate(&mut ws, &[input], &[sym], &mut out[..1])
                     .expect("evaluate");
-                let r = forward_ref(&net, &spatial, &global, n, sym);
-                check(
+                let r = forward_ref(&net, &spatial, &global, own_meta, n, sym);
+                worst = worst.max(check(
                     &format!("{label} n={n} sym={sym} batch 1"),
                     &net,
                     &out[0],
                     &r,
-                );
+                ));
             }
-            let batch: Vec<(Vec<f32>, [f32; 19])> =
-                (0..7).map(|_| random_input(&mut rng, n)).collect();
+            let batch: Vec<(Vec<f32>, [f32; 19], [f32; 192])> = (0..7)
+                .map(|_| {
+                    let (s, g) = random_input(&mut rng, n);
+                    (s, g, random_meta(&mut rng))
+                })
+                .collect();
             let inputs: Vec<NetInput> = batch
                 .iter()
-                .map(|(s, g)| NetInput {
+                .map(|(s, g, m)| NetInput {
                     board_size: n,
                     spatial: s,
                     global: g,
+                    meta: Some(m),
                 })
                 .collect();
             let syms: Vec<u8> = (0..7).map(|i| ((i * 3 + 1) % 8) as u8).collect();
@@ -852,16 +1520,18 @@ fn diff_against_reference(version: i64, seed: u64) {
                 .evaluate(&mut ws, &inputs, &syms, &mut out)
                 .expect("evaluate");
             for i in 0..7 {
-                let r = forward_ref(&net, &batch[i].0, &batch[i].1, n, syms[i]);
-                check(
+                let (s, g, m) = &batch[i];
+                let r = forward_ref(&net, s, g, Some(m), n, syms[i]);
+                worst = worst.max(check(
                     &format!("{label} n={n} batch 7 item {i}"),
                     &net,
                     &out[i],
                     &r,
-                );
+                ));
             }
         }
     }
+    worst
 }
 
 #[test]
@@ -884,6 +1554,174 @@ fn version_11_activation_kinds() {
 fn version_14_nested_bottleneck_and_optimistic_policy() {
     diff_against_reference(14, 15);
     diff_against_reference(14, 16);
+}
+
+#[test]
+fn version_15_conv_net_with_the_pass_hidden_layer_and_bn_tip() {
+    // Random activation kinds, Mish and SiLU among them, the pass head's included.
+    for seed in [61, 62] {
+        let worst = diff_spec(&Spec::conv(15), seed);
+        eprintln!("v15 conv seed {seed}: worst scaled difference {worst:.2e}");
+    }
+}
+
+/// KataGo's b10c384h6nbttflrs in miniature: nested bottlenecks around attention + SwiGLU
+/// pairs, learnable RoPE, multi-head attention, SiLU everywhere, a spatial RMSNorm tip.
+fn v15_transformer() -> Spec {
+    Spec {
+        version: 15,
+        transformer: true,
+        attn: &[MHA_LEARNABLE],
+        top_level: false,
+        tip: TipKind::Rms { spatial: true },
+        policy_channels: 2,
+        meta: false,
+        silu: true,
+        prefer_pass_alive: false,
+    }
+}
+
+#[test]
+fn version_15_nested_transformer_like_b10c384h6nbttflrs() {
+    for seed in [71, 72] {
+        let worst = diff_spec(&v15_transformer(), seed);
+        eprintln!("v15 transformer seed {seed}: worst scaled difference {worst:.2e}");
+    }
+}
+
+#[test]
+fn version_16_four_policy_channels() {
+    let worst = diff_spec(&Spec::conv(16), 81);
+    eprintln!("v16 conv: worst scaled difference {worst:.2e}");
+    // A v16 transformer with a per-point RMSNorm tip, asking for pass-alive under suicide.
+    let spec = Spec {
+        version: 16,
+        policy_channels: 4,
+        tip: TipKind::Rms { spatial: false },
+        prefer_pass_alive: true,
+        ..v15_transformer()
+    };
+    let worst = diff_spec(&spec, 82);
+    eprintln!("v16 transformer: worst scaled difference {worst:.2e}");
+}
+
+#[test]
+fn version_17_policy_channels_gqa_fixed_and_no_rope() {
+    // Two policy channels; grouped-query attention with fixed RoPE (an odd and an even
+    // number of pairs); a per-point RMSNorm tip.
+    let fixed = Spec {
+        version: 17,
+        attn: &[GQA_FIXED, GQA_FIXED_EVEN],
+        tip: TipKind::Rms { spatial: false },
+        ..v15_transformer()
+    };
+    let worst = diff_spec(&fixed, 91);
+    eprintln!("v17 GQA fixed RoPE, 2 channels: worst scaled difference {worst:.2e}");
+    // Four policy channels; GQA with learnable RoPE, multi-query without RoPE, and an
+    // attention, an FFN and a gpool block straight in the trunk; random activations.
+    let mixed = Spec {
+        version: 17,
+        attn: &[GQA_LEARNABLE, MQA_NO_ROPE],
+        top_level: true,
+        policy_channels: 4,
+        silu: false,
+        prefer_pass_alive: true,
+        ..v15_transformer()
+    };
+    let worst = diff_spec(&mixed, 92);
+    eprintln!("v17 GQA learnable + MQA no RoPE, 4 channels: worst scaled difference {worst:.2e}");
+    // Plain convolution nets of version 17 with both channel counts.
+    for (policy_channels, seed) in [(2, 93), (4, 94)] {
+        let spec = Spec {
+            policy_channels,
+            ..Spec::conv(17)
+        };
+        let worst = diff_spec(&spec, seed);
+        eprintln!("v17 conv, {policy_channels} channels: worst scaled difference {worst:.2e}");
+    }
+}
+
+/// The human-SL nets' layout: a version-15 convolution net with the SGF-metadata encoder.
+fn v15_meta() -> Spec {
+    Spec {
+        meta: true,
+        ..Spec::conv(15)
+    }
+}
+
+#[test]
+fn version_15_metadata_encoder() {
+    let worst = diff_spec(&v15_meta(), 101);
+    eprintln!("v15 metadata encoder: worst scaled difference {worst:.2e}");
+    // And on a transformer.
+    let spec = Spec {
+        meta: true,
+        ..v15_transformer()
+    };
+    let worst = diff_spec(&spec, 102);
+    eprintln!("v15 transformer + metadata encoder: worst scaled difference {worst:.2e}");
+}
+
+#[test]
+fn a_metadata_net_without_a_metadata_row_is_an_error() {
+    let net = random_net_spec(&v15_meta(), 111);
+    let loaded = Network::load(temp_file(
+        "meta-none.bin.gz",
+        &gzip(&model_bytes(&net, true)),
+    ))
+    .expect("load");
+    assert!(loaded.needs_metadata());
+    let n = 9;
+    let mut rng = Rng(7);
+    let (spatial, global) = random_input(&mut rng, n);
+    let meta = random_meta(&mut rng);
+    let mut ws = Workspace::new(&loaded, 2, n);
+    let mut out = vec![RawEval::new(); 2];
+    let with = NetInput {
+        board_size: n,
+        spatial: &spatial,
+        global: &global,
+        meta: Some(&meta),
+    };
+    let without = NetInput { meta: None, ..with };
+    assert!(loaded
+        .evaluate(&mut ws, &[without], &[0], &mut out[..1])
+        .is_err());
+    // One row missing in a batch fails the batch.
+    assert!(loaded
+        .evaluate(&mut ws, &[with, without], &[0, 0], &mut out)
+        .is_err());
+    // The workspace still works afterwards.
+    loaded
+        .evaluate(&mut ws, &[with], &[3], &mut out[..1])
+        .expect("evaluate with a row");
+    let r = forward_ref(&net, &spatial, &global, Some(&meta), n, 3);
+    check("after the errors", &net, &out[0], &r);
+}
+
+#[test]
+fn fast_exp_matches_exp_over_the_float_range() {
+    use tengen::nn::transformer::fast_exp;
+    let steps = 1_000_000;
+    let mut worst = 0.0f64;
+    for i in 0..=steps {
+        let x = -87.0 + 175.0 * (i as f64 / steps as f64);
+        let x = x as f32;
+        let want = (x as f64).exp();
+        let got = fast_exp(x) as f64;
+        let rel = (got - want).abs() / want;
+        assert!(
+            rel < 1e-6,
+            "fast_exp({x}) = {got}, exp = {want}, relative error {rel}"
+        );
+        worst = worst.max(rel);
+    }
+    for x in [-87.0f32, -1e-30, 0.0, 1e-30, 88.0] {
+        let want = (x as f64).exp();
+        let rel = (fast_exp(x) as f64 - want).abs() / want;
+        assert!(rel < 1e-6, "fast_exp({x}): relative error {rel}");
+    }
+    eprintln!("fast_exp: worst relative error {worst:.2e}");
 }
 
 #[test]
@@ -912,6 +1750,7 @@ fn symmetry_matches_katago_numbering_on_a_single_stone() {
                 board_size: n,
                 spatial: &a,
                 global: &global,
+                meta: None,
             }],
             &[6],
             &mut out_a,
@@ -924,6 +1763,7 @@ fn symmetry_matches_katago_numbering_on_a_single_stone() {
                 board_size: n,
                 spatial: &b,
                 global: &global,
+                meta: None,
             }],
             &[0],
             &mut out_b,
@@ -958,6 +1798,7 @@ fn postprocess_masks_illegal_moves_and_scales_scores() {
                     board_size: n,
                     spatial: &spatial,
                     global: &global,
+                    meta: None,
                 }],
                 &[0],
                 &mut raw,
@@ -1038,8 +1879,24 @@ fn parse_err(bytes: &[u8], binary: bool) -> String {
 
 #[test]
 fn truncated_models_are_errors_at_every_offset() {
-    for binary in [false, true] {
-        let bytes = model_bytes(&random_net(14, 41), binary);
+    let v15_transformer_meta = Spec {
+        meta: true,
+        ..v15_transformer()
+    };
+    let v17 = Spec {
+        version: 17,
+        attn: &[GQA_LEARNABLE, GQA_FIXED, MQA_NO_ROPE],
+        top_level: true,
+        policy_channels: 4,
+        ..v15_transformer()
+    };
+    let nets = [
+        random_net(14, 41),
+        random_net_spec(&v15_transformer_meta, 42),
+        random_net_spec(&v17, 43),
+    ];
+    for (net, binary) in nets.iter().flat_map(|n| [(n, false), (n, true)]) {
+        let bytes = model_bytes(net, binary);
         assert!(ModelDesc::parse(&bytes, binary).is_ok());
         // Every cut before the last token's start loses at least one token (a cut inside the
         // last text float would still leave a valid, shorter number).
@@ -1057,7 +1914,10 @@ fn truncated_models_are_errors_at_every_offset() {
         // Truncated gzip too.
         let gz = gzip(&bytes);
         for cut in [0, 5, 10, gz.len() / 2, gz.len() - 3] {
-            let path = temp_file(&format!("cut{cut}-{binary}.bin.gz"), &gz[..cut]);
+            let path = temp_file(
+                &format!("cut{cut}-{binary}-v{}.bin.gz", net.version),
+                &gz[..cut],
+            );
             assert!(Network::load(&path).is_err(), "gzip cut at {cut}");
         }
     }
@@ -1084,11 +1944,11 @@ fn corrupt_counts_versions_and_formats_are_errors() {
         let msg = parse_err(broken.as_bytes(), false);
         assert!(msg.contains("offset"), "{to}: {msg}");
     }
-    for v in [0, 7, 15, 17, -3] {
+    for v in [0, 7, 18, -3] {
         let broken = text.replacen("\n11\n", &format!("\n{v}\n"), 1);
         let msg = parse_err(broken.as_bytes(), false);
         assert!(
-            msg.contains(&format!("version {v}")) && msg.contains("8..=14"),
+            msg.contains(&format!("version {v}")) && msg.contains("8..=17"),
             "{msg}"
         );
     }
@@ -1115,6 +1975,88 @@ fn corrupt_counts_versions_and_formats_are_errors() {
     }
     let missing = Network::load(Path::new("/nonexistent/model.bin.gz")).expect_err("missing file");
     assert!(missing.message.contains("cannot open"));
+}
+
+#[test]
+fn version_18_guard_slots_and_non_swiglu_are_errors() {
+    let spec = Spec {
+        version: 17,
+        attn: &[GQA_LEARNABLE],
+        meta: true,
+        ..v15_transformer()
+    };
+    let fresh = || random_net_spec(&spec, 121);
+    for binary in [false, true] {
+        assert!(ModelDesc::parse(&model_bytes(&fresh(), binary), binary).is_ok());
+        // A version-17 layout marked 18.
+        let mut net = fresh();
+        net.version = 18;
+        let msg = parse_err(&model_bytes(&net, binary), binary);
+        assert!(msg.contains("version 18"), "{msg}");
+        // Every guard slot, non-zero: the header's six (C..H), the trunk's five (B..F), the
+        // policy and value heads' three each.
+        for slot in 0..17 {
+            let mut net = fresh();
+            match slot {
+                0..=5 => net.header_opts[2 + slot] = 7,
+                6..=10 => net.trunk_opts[1 + slot - 6] = 7,
+                11..=13 => net.policy_opts[slot - 11] = 7,
+                _ => net.value_opts[slot - 14] = 7,
+            }
+            let msg = parse_err(&model_bytes(&net, binary), binary);
+            assert!(
+                msg.contains("offset") && msg.contains("option") && msg.contains('7'),
+                "slot {slot}: {msg}"
+            );
+        }
+        // Out-of-range values of the used slots: metaEncoderVersion 2,
+        // preferPassAliveUnderSuicideRules 2, trunk norm kind 2.
+        for (what, edit) in [
+            (
+                "metaEncoderVersion",
+                (|n: &mut Net| n.header_opts[0] = 2) as fn(&mut Net),
+            ),
+            ("preferPassAlive", |n: &mut Net| n.header_opts[1] = 2),
+            ("trunk norm kind", |n: &mut Net| n.trunk_opts[0] = 2),
+            ("trunk norm kind -1", |n: &mut Net| n.trunk_opts[0] = -1),
+        ] {
+            let mut net = fresh();
+            edit(&mut net);
+            let msg = parse_err(&model_bytes(&net, binary), binary);
+            assert!(msg.contains("offset"), "{what}: {msg}");
+        }
+        // A non-SwiGLU FFN (the file then has no gate).
+        let mut net = fresh();
+        let Block::Nested { blocks, .. } = &mut net.blocks[0] else {
+            panic!("a nested block first")
+        };
+        let Block::Ffn(f) = &mut blocks[1] else {
+            panic!("an FFN second")
+        };
+        f.swiglu = false;
+        let msg = parse_err(&model_bytes(&net, binary), binary);
+        assert!(msg.contains("SwiGLU"), "{msg}");
+    }
+    // policyOutChannels other than 2 or 4.
+    let text = String::from_utf8(model_bytes(&fresh(), false)).expect("utf8");
+    assert!(text.contains("policyhead\n2 0 0 0\n"));
+    for bad in ["3", "1", "0", "-2", "5"] {
+        let broken = text.replacen("policyhead\n2 ", &format!("policyhead\n{bad} "), 1);
+        let msg = parse_err(broken.as_bytes(), false);
+        assert!(msg.contains("policyOutChannels"), "{bad}: {msg}");
+    }
+    // Grouped spatial RMSNorm at the tip (cgroupSize != 0).
+    let tip_name = match &fresh().tip {
+        Tip::Rms(r) => r.name.clone(),
+        Tip::Bn(_) => unreachable!(),
+    };
+    let header = format!("{tip_name} 8 0.000001 1 0\n");
+    assert!(text.contains(&header), "{header}");
+    let broken = text.replacen(&header, &format!("{tip_name} 8 0.000001 1 4\n"), 1);
+    assert!(parse_err(broken.as_bytes(), false).contains("offset"));
+    // The metadata encoder's input count must be 192.
+    let broken = text.replacen(" 192\n", " 191\n", 1);
+    assert!(parse_err(broken.as_bytes(), false).contains("offset"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1150,6 +2092,7 @@ fn real_b6c96_net_runs_on_an_empty_board() {
         board_size: n,
         spatial: &spatial,
         global: &global,
+        meta: None,
     };
     net.evaluate(&mut ws, &[input, input], &[0, 5], &mut raw)
         .expect("evaluate");

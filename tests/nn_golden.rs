@@ -8,9 +8,12 @@
 //! `NAN` in both answers, and the two answers must have the same lines in the
 //! same order (labels, grid shapes), so they diff line for line.
 //!
-//! Nets: b6c96 from `../shared/nets/`; b15c192 and b18c384nbt from
-//! `target/nets/` (`.ci/fetch-nets` puts them there). A missing net is a loud
-//! skip on stderr, and under `CI=true` a failure for b6c96 and b15c192.
+//! Nets: b6c96 from `../shared/nets/`; b15c192, b18c384nbt and the
+//! b10c384h6nbttflrs transformer (model version 15) from `target/nets/`
+//! (`.ci/fetch-nets` puts them there). A missing net is a loud skip on stderr,
+//! and under `CI=true` a failure for b6c96, b15c192 and the transformer.
+//! The older goldens were recorded with policy optimism 0, the transformer's
+//! with KataGo's GTP default (0.2), which `kata-raw-nn` then uses on both sides.
 
 mod common;
 
@@ -242,8 +245,10 @@ fn find_net(dir: &Path, prefix: &str) -> Option<PathBuf> {
         })
 }
 
-/// Diffs every recorded answer in `golden` for the net at `net`.
-fn check_net(net: &Path, golden: &str) {
+/// Diffs every recorded answer in `golden` for the net at `net`. `optimism` is
+/// the policy optimism the goldens were recorded with, given to `kata-raw-nn`
+/// explicitly (`None`: both engines' default, KataGo's GTP 0.2).
+fn check_net(net: &Path, golden: &str, optimism: Option<&str>) {
     let positions = parse_positions(
         &fs::read_to_string(data_dir().join("positions.txt")).expect("positions.txt"),
     );
@@ -272,7 +277,11 @@ fn check_net(net: &Path, golden: &str) {
             }
             current = name;
         }
-        let ours = split_symmetries(&engine.ok(&format!("kata-raw-nn {sym}")));
+        let ask = match optimism {
+            Some(o) => format!("kata-raw-nn {sym} {o}"),
+            None => format!("kata-raw-nn {sym}"),
+        };
+        let ours = split_symmetries(&engine.ok(&ask));
         let theirs = split_symmetries(&theirs.join("\n"));
         let expected = if sym == "all" { 8 } else { 1 };
         assert_eq!(theirs.len(), expected, "{golden}: {name} symmetry {sym}");
@@ -304,7 +313,7 @@ fn check_net(net: &Path, golden: &str) {
 fn b6c96_matches_katago() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nets");
     match find_net(&shared, "g170-b6c96-") {
-        Some(net) => check_net(&net, "g170-b6c96.txt"),
+        Some(net) => check_net(&net, "g170-b6c96.txt", Some("0")),
         None => common::skipped("no b6c96 net in ../shared/nets", true),
     }
 }
@@ -313,7 +322,7 @@ fn b6c96_matches_katago() {
 fn b15c192_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "g170e-b15c192-") {
-        Some(net) => check_net(&net, "g170e-b15c192.txt"),
+        Some(net) => check_net(&net, "g170e-b15c192.txt", Some("0")),
         None => common::skipped("no b15c192 net in target/nets (.ci/fetch-nets)", true),
     }
 }
@@ -322,10 +331,22 @@ fn b15c192_matches_katago() {
 fn b18c384nbt_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "kata1-b18c384nbt-") {
-        Some(net) => check_net(&net, "kata1-b18c384nbt.txt"),
+        Some(net) => check_net(&net, "kata1-b18c384nbt.txt", Some("0")),
         None => common::skipped(
             "no b18c384nbt net in target/nets (.ci/fetch-nets --b18)",
             false,
+        ),
+    }
+}
+
+#[test]
+fn b10c384h6nbttflrs_transformer_matches_katago() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
+    match find_net(&dir, "b10c384h6nbttflrs") {
+        Some(net) => check_net(&net, "b10c384h6nbttflrs.txt", None),
+        None => common::skipped(
+            "no b10c384h6nbttflrs net in target/nets (.ci/fetch-nets)",
+            true,
         ),
     }
 }

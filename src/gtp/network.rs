@@ -7,14 +7,69 @@ use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};
 use crate::go::board::Color;
-use crate::nn::NetEval;
+use crate::nn::metadata::SgfMetadata;
+use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
 use std::fmt::Write;
 
 /// Listed after the standard commands when a network is loaded.
-pub static NETWORK_COMMANDS: &[Entry] = &[Entry {
-    name: "kata-raw-nn",
-    handler: cmd_kata_raw_nn,
-}];
+pub static NETWORK_COMMANDS: &[Entry] = &[
+    Entry {
+        name: "kata-raw-nn",
+        handler: cmd_kata_raw_nn,
+    },
+    Entry {
+        name: "kata-get-param",
+        handler: cmd_kata_get_param,
+    },
+    Entry {
+        name: "kata-set-param",
+        handler: cmd_kata_set_param,
+    },
+];
+
+/// The parameters `kata-get-param` and `kata-set-param` know.
+const HUMAN_SL_PROFILE: &str = "humanSLProfile";
+
+/// `kata-get-param humanSLProfile` → the profile's name (empty when none).
+fn cmd_kata_get_param(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    match cmd.args.as_slice() {
+        [key] if key == HUMAN_SL_PROFILE => text(s.options.human_profile.clone()),
+        [key] => Err(GtpError::new(format!("Invalid parameter: {key}"))),
+        _ => Err(GtpError::new(format!(
+            "Expected one arguments for kata-get-param but got '{}'",
+            cmd.args.join(" ")
+        ))),
+    }
+}
+
+/// `kata-set-param humanSLProfile NAME` → the human-SL net's profile (`rank_8k`,
+/// `preaz_3d`, `rank_5k_1d`, `proyear_1920`; empty or `_` for none), for
+/// `kata-raw-nn` and the search alike. The search forgets what it learnt
+/// under the old profile.
+fn cmd_kata_set_param(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let (key, value) = match cmd.args.as_slice() {
+        [key] => (key, ""),
+        [key, value] => (key, value.as_str()),
+        _ => {
+            return Err(GtpError::new(format!(
+                "Expected one or two arguments for kata-set-param but got '{}'",
+                cmd.args.join(" ")
+            )))
+        }
+    };
+    if key != HUMAN_SL_PROFILE {
+        return Err(GtpError::new(format!(
+            "Unrecognized or non-overridable parameter in kata-set-param: {key}"
+        )));
+    }
+    let profile = SgfMetadata::profile(value).map_err(GtpError::new)?;
+    if let Some(evaluator) = s.network.as_mut() {
+        evaluator.set_metadata(profile);
+    }
+    s.engine.set_human_profile(profile).map_err(GtpError::new)?;
+    s.options.human_profile = value.to_string();
+    text("")
+}
 
 /// What `kata-raw-nn` was asked.
 #[derive(Debug, PartialEq)]
@@ -28,7 +83,8 @@ struct RawNnArgs {
 }
 
 /// KataGo's argument order: an optional colour, a symmetry (`all` or 0–7),
-/// an optional policy optimism in 0..1 (default 0: the raw policy).
+/// an optional policy optimism in 0..1 (default KataGo's GTP default,
+/// [`KATAGO_GTP_POLICY_OPTIMISM`], so that both engines answer alike).
 fn parse_args(args: &[String]) -> Result<RawNnArgs, GtpError> {
     let mut rest = args;
     let mut color = None;
@@ -53,7 +109,7 @@ fn parse_args(args: &[String]) -> Result<RawNnArgs, GtpError> {
         }
     };
     let optimism = match optimism {
-        None => 0.0,
+        None => KATAGO_GTP_POLICY_OPTIMISM,
         Some(t) => match t.parse::<f32>() {
             Ok(v) if (0.0..=1.0).contains(&v) => v,
             _ => return Err(GtpError::new("optimism must be a number from 0 to 1")),
@@ -162,7 +218,12 @@ mod tests {
     #[test]
     fn arguments_follow_katago_order() {
         let a = args(&["0"]).unwrap();
-        assert_eq!((a.color, a.symmetry, a.optimism), (None, Some(0), 0.0));
+        assert_eq!(
+            (a.color, a.symmetry, a.optimism),
+            (None, Some(0), KATAGO_GTP_POLICY_OPTIMISM)
+        );
+        let a = args(&["0", "0"]).unwrap();
+        assert_eq!(a.optimism, 0.0);
         let a = args(&["w", "all", "0.5"]).unwrap();
         assert_eq!(
             (a.color, a.symmetry, a.optimism),

@@ -8,6 +8,7 @@
 
 use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
+use crate::nn::metadata::SgfMetadata;
 use crate::search::classical::playout::{random_point_where, PlayoutRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -127,6 +128,15 @@ pub trait Engine: Send {
     }
 
     /// A new game starts: forget whatever was learnt about the old one.
+    /// Sets the SGF metadata (a human-SL profile) a human-SL network is
+    /// given; engines without a network refuse.
+    ///
+    /// # Errors
+    /// The engine has no use for a profile.
+    fn set_human_profile(&mut self, _profile: Option<SgfMetadata>) -> Result<(), String> {
+        Err("this engine has no human-SL network".into())
+    }
+
     fn clear(&mut self) {}
 }
 

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::go::rules::Preset;
+use tengen::nn::metadata::SgfMetadata;
 use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
 use tengen::search::puct::PuctConfig;
@@ -103,11 +104,17 @@ struct EngineArgs {
     /// next command arrives (what is learnt is reused for the next move).
     #[arg(long)]
     ponder: bool,
-    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8-11 and 14):
+    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8 to 17):
     /// it evaluates the search's leaves (PUCT, no playouts) and enables
     /// `kata-raw-nn`.
     #[arg(long, value_name = "PATH")]
     model: Option<std::path::PathBuf>,
+    /// The SGF-metadata profile a human-SL net (KataGo's b18c384nbt-humanv0)
+    /// plays as: rank_20k … rank_1k, rank_1d … rank_9d, preaz_RANK (before
+    /// AlphaZero), rank_BLACK_WHITE, proyear_1800 … proyear_2023. Also
+    /// `kata-set-param humanSLProfile NAME` at run time.
+    #[arg(long, value_name = "NAME")]
+    human_profile: Option<String>,
 }
 
 /// `--playouts-policy` values.
@@ -265,6 +272,14 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         quiet: args.quiet,
         ponder: args.ponder,
+        human_profile: args.human_profile.clone().unwrap_or_default(),
+    };
+    let human_profile = match SgfMetadata::profile(&options.human_profile) {
+        Ok(profile) => profile,
+        Err(e) => {
+            tengen::log_line!("tengen: --human-profile: {e}");
+            return ExitCode::FAILURE;
+        }
     };
     let network = match &args.model {
         None => None,
@@ -276,7 +291,19 @@ fn gtp(args: EngineArgs) -> ExitCode {
             }
         },
     };
+    if network.as_ref().is_some_and(|n| n.needs_metadata()) && human_profile.is_none() {
+        // KataGo refuses too: the net cannot evaluate without the metadata.
+        tengen::log_line!(
+            "tengen: {}: SGFMetadata is required by this human-SL net: give a profile with \
+             --human-profile (rank_20k … rank_9d, preaz_…, rank_B_W, proyear_YYYY)",
+            args.model
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string())
+        );
+        return ExitCode::FAILURE;
+    }
     let config = SearchConfig {
+        human_profile,
         threads: args.threads as usize,
         seed: args.seed,
         tt_mb: args.tt_mb as usize,
@@ -331,11 +358,11 @@ fn load_network(
     if !quiet {
         let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
         tengen::log_line!(
-            "tengen: loaded {} (model version {}, {} trunk channels, {:.1} M weights) in {:.2} s, {:.0} MB resident ({:+.0} MB)",
+            "tengen: loaded {} (model version {}, {} trunk channels, {:.1} M parameters) in {:.2} s, {:.0} MB resident ({:+.0} MB)",
             net.name(),
             net.version(),
             net.trunk_channels(),
-            net.conv_parameters() as f64 / 1e6,
+            net.parameters() as f64 / 1e6,
             start.elapsed().as_secs_f64(),
             after,
             after - before

@@ -30,6 +30,7 @@ use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
 use crate::go::board::{Color, Geometry, Move};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
+use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
@@ -43,7 +44,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How the engine starts: the command-line settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub rules: Rules,
     pub komi: f64,
@@ -57,6 +58,9 @@ pub struct Options {
     /// Think on the opponent's time: after playing a move, keep searching the
     /// position (for the opponent) until the next input line arrives.
     pub ponder: bool,
+    /// The human-SL profile's name (`rank_8k`, …; empty for none), which the
+    /// network's evaluations are given.
+    pub human_profile: String,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             limits: Limits::default(),
             quiet: false,
             ponder: false,
+            human_profile: String::new(),
         }
     }
 }
@@ -162,7 +167,15 @@ where
         .name("gtp-stdin".into())
         .spawn(move || read_lines(input, reader))?;
     let mut session = Session::new(options, engine, output, events, sender);
-    session.network = network.map(Evaluator::new);
+    let profile = SgfMetadata::profile(&session.options.human_profile).unwrap_or_else(|e| {
+        crate::log_line!("tengen: {e}");
+        None
+    });
+    session.network = network.map(|net| {
+        let mut evaluator = Evaluator::new(net);
+        evaluator.set_metadata(profile);
+        evaluator
+    });
     session.main_loop();
     Ok(())
 }

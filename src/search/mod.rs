@@ -43,6 +43,7 @@ pub mod tt;
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
 use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
+use crate::nn::metadata::SgfMetadata;
 use crate::nn::Network;
 use crate::search::classical::playout::{sample_playouts, PlayoutRng, Policy};
 use crate::search::classical::priors::PriorWeights;
@@ -116,6 +117,9 @@ pub struct SearchConfig {
     /// Leaves each thread sends to the network in one call (virtual loss
     /// spreads them); the classical search takes one at a time.
     pub batch: usize,
+    /// The SGF metadata a human-SL network is given (its `--human-profile`);
+    /// other nets ignore it.
+    pub human_profile: Option<SgfMetadata>,
 }
 
 impl Default for SearchConfig {
@@ -138,6 +142,7 @@ impl Default for SearchConfig {
             score_weight: 0.25,
             puct: PuctConfig::default(),
             batch: network::DEFAULT_BATCH,
+            human_profile: None,
         }
     }
 }
@@ -276,6 +281,7 @@ impl MctsEngine {
                         parts.cache.clone(),
                         game,
                         self.config.batch,
+                        self.config.human_profile,
                     ));
                 }
             }
@@ -811,6 +817,16 @@ impl Engine for MctsEngine {
         let mut seki = map.seki_stones(game.board());
         seki.retain(|p| !dead.contains(p));
         seki
+    }
+
+    fn set_human_profile(&mut self, profile: Option<SgfMetadata>) -> Result<(), String> {
+        self.config.human_profile = profile;
+        if let Some(parts) = &mut self.network {
+            // Evaluations under the old profile are stale everywhere.
+            parts.threads.clear();
+            self.clear();
+        }
+        Ok(())
     }
 
     fn clear(&mut self) {

@@ -17,6 +17,7 @@ use super::puct::net_value;
 use super::SearchConfig;
 use crate::go::board::{Board, Color, Point};
 use crate::go::game::Game;
+use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, NetEval, Network};
 use crate::search::classical::playout::PlayoutRng;
 use crate::search::classical::priors::Prior;
@@ -163,8 +164,10 @@ impl NetworkLeaves {
         cache: Arc<Mutex<NetCache>>,
         game: &Game,
         batch: usize,
+        human_profile: Option<SgfMetadata>,
     ) -> NetworkLeaves {
-        let evaluator = Evaluator::with_batch(net, batch);
+        let mut evaluator = Evaluator::with_batch(net, batch);
+        evaluator.set_metadata(human_profile);
         let batch = evaluator.max_batch();
         NetworkLeaves {
             evaluator,

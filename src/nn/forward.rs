@@ -675,8 +675,9 @@ impl Network {
             }
             for row in ws.head_a[b * area * pc..(b + 1) * area * pc].chunks_exact_mut(pc) {
                 for (v, g) in row.iter_mut().zip(&ws.row) {
-                    *v = super::layers::activate(ph.p1_act, *v + g);
+                    *v += g;
                 }
+                activate_slice(ph.p1_act, row);
             }
             o.pass = [0.0; 2];
             let po = ph.p2.out_channels;
@@ -781,8 +782,9 @@ fn run_stack(
                     to_bias.apply(pooled, s.row);
                     for row in level.mid[b * area * rc..(b + 1) * area * rc].chunks_exact_mut(rc) {
                         for (v, g) in row.iter_mut().zip(s.row.iter()) {
-                            *v = super::layers::activate(*mid_act, *v + g);
+                            *v += g;
                         }
+                        activate_slice(*mid_act, row);
                     }
                 }
                 second.apply(&level.mid, batch, n, &mut level.stream, true, s.im2col);

@@ -4,6 +4,7 @@
 
 use super::gemm::{gemm, PackedMatrix};
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use super::vecmath;
 use super::winograd;
 
 /// Applies an activation to one value, with KataGo's formulas.
@@ -21,12 +22,14 @@ pub fn activate(kind: Activation, x: f32) -> f32 {
     }
 }
 
-/// Applies an activation to a whole slice.
+/// Applies an activation to a whole slice (SiLU and Mish by the vector kernels of
+/// [`vecmath`], which agree with [`activate`] to float rounding).
 pub fn activate_slice(kind: Activation, data: &mut [f32]) {
     match kind {
         Activation::Identity => {}
         Activation::Relu => data.iter_mut().for_each(|v| *v = v.max(0.0)),
-        _ => data.iter_mut().for_each(|v| *v = activate(kind, *v)),
+        Activation::Silu => vecmath::silu(data),
+        Activation::Mish => vecmath::mish(data),
     }
 }
 
@@ -50,8 +53,9 @@ impl NormAct {
         let c = self.scale.len();
         for (src, dst) in input.chunks_exact(c).zip(out.chunks_exact_mut(c)) {
             for i in 0..c {
-                dst[i] = activate(self.act, src[i] * self.scale[i] + self.bias[i]);
+                dst[i] = src[i] * self.scale[i] + self.bias[i];
             }
+            activate_slice(self.act, dst);
         }
     }
 }
@@ -180,16 +184,14 @@ impl Conv {
             }
         }
         let out = &mut out[..batch * area * cout];
-        match &self.bias {
-            Some(bias) => {
-                for row in out.chunks_exact_mut(cout) {
-                    for (v, b) in row.iter_mut().zip(bias) {
-                        *v = activate(self.act, *v + b);
-                    }
+        if let Some(bias) = &self.bias {
+            for row in out.chunks_exact_mut(cout) {
+                for (v, b) in row.iter_mut().zip(bias) {
+                    *v += b;
                 }
             }
-            None => activate_slice(self.act, out),
         }
+        activate_slice(self.act, out);
     }
 
     /// Lays out one board's receptive fields as rows of `ky*kx*in` values.

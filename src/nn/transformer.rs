@@ -10,7 +10,7 @@
 
 use super::forward::MAX_BOARD_SIZE;
 use super::gemm::{gemm, PackedMatrix};
-use super::layers::activate;
+use super::layers::activate_slice;
 use super::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
@@ -341,8 +341,9 @@ impl RmsNormTip {
                     1.0 / (sum_sq / c as f32 + self.epsilon).sqrt()
                 });
                 for i in 0..c {
-                    d[i] = activate(self.act, s[i] * inv * self.gamma[i] + self.beta[i]);
+                    d[i] = s[i] * inv * self.gamma[i] + self.beta[i];
                 }
+                activate_slice(self.act, d);
             }
         }
     }

@@ -1,7 +1,8 @@
-//! Elementwise kernels of the transformer layers: `e^x`, softmax over rows and the SwiGLU
-//! gate, each with an AVX2+FMA version chosen at run time and a portable one that computes
-//! the same polynomial. The softmax and SwiGLU take millions of exponentials per evaluation,
-//! so these are hot paths; they allocate nothing.
+//! Elementwise kernels of the forward pass: `e^x`, SiLU and Mish over slices, softmax over
+//! rows and the SwiGLU gate, each with an AVX2+FMA version chosen at run time and a portable
+//! one that computes the same polynomial. Every norm of a net and every attention row runs
+//! through them (millions of exponentials per evaluation), so these are hot paths; they
+//! allocate nothing.
 
 use super::gemm::{best_isa, Isa};
 
@@ -53,8 +54,56 @@ pub fn swiglu(a: &mut [f32], gate: &[f32]) {
     portable::swiglu(a, gate);
 }
 
+/// `x * sigmoid(x)` on every value.
+pub fn silu(data: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if best_isa() != Isa::Portable {
+        // SAFETY: as in softmax_rows.
+        unsafe { avx2::silu(data) };
+        return;
+    }
+    portable::silu(data);
+}
+
+/// `x * tanh(softplus(x))` on every value, as KataGo's Mish (exactly `x` from 20 up).
+pub fn mish(data: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if best_isa() != Isa::Portable {
+        // SAFETY: as in softmax_rows.
+        unsafe { avx2::mish(data) };
+        return;
+    }
+    portable::mish(data);
+}
+
+/// Mish through one exponential: `tanh(ln(1 + e^x)) = n / (n + 2)` with `n = e^x (e^x + 2)`.
+#[inline(always)]
+fn mish_one(x: f32) -> f32 {
+    if x >= MISH_LINEAR {
+        return x;
+    }
+    let e = fast_exp(x);
+    let n = e * (e + 2.0);
+    x * n / (n + 2.0)
+}
+
+/// From here Mish is the identity in f32 (tanh of the softplus rounds to 1).
+const MISH_LINEAR: f32 = 20.0;
+
 mod portable {
-    use super::fast_exp;
+    use super::{fast_exp, mish_one};
+
+    pub fn silu(data: &mut [f32]) {
+        for x in data {
+            *x /= 1.0 + fast_exp(-*x);
+        }
+    }
+
+    pub fn mish(data: &mut [f32]) {
+        for x in data {
+            *x = mish_one(*x);
+        }
+    }
 
     pub fn softmax_rows(data: &mut [f32], width: usize) {
         for row in data.chunks_exact_mut(width) {
@@ -156,6 +205,40 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn silu(data: &mut [f32]) {
+        let body = data.len() - data.len() % 8;
+        let p = data.as_mut_ptr();
+        let one = _mm256_set1_ps(1.0);
+        let mut i = 0;
+        while i < body {
+            let x = _mm256_loadu_ps(p.add(i));
+            let e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+            _mm256_storeu_ps(p.add(i), _mm256_div_ps(x, _mm256_add_ps(one, e)));
+            i += 8;
+        }
+        super::portable::silu(&mut data[body..]);
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn mish(data: &mut [f32]) {
+        let body = data.len() - data.len() % 8;
+        let p = data.as_mut_ptr();
+        let two = _mm256_set1_ps(2.0);
+        let linear = _mm256_set1_ps(MISH_LINEAR);
+        let mut i = 0;
+        while i < body {
+            let x = _mm256_loadu_ps(p.add(i));
+            let e = exp8(_mm256_min_ps(x, linear));
+            let n = _mm256_mul_ps(e, _mm256_add_ps(e, two));
+            let m = _mm256_div_ps(_mm256_mul_ps(x, n), _mm256_add_ps(n, two));
+            let big = _mm256_cmp_ps::<_CMP_GE_OQ>(x, linear);
+            _mm256_storeu_ps(p.add(i), _mm256_blendv_ps(m, x, big));
+            i += 8;
+        }
+        super::portable::mish(&mut data[body..]);
+    }
+
+    #[target_feature(enable = "avx2,fma")]
     pub unsafe fn swiglu(a: &mut [f32], gate: &[f32]) {
         let n = a.len().min(gate.len());
         let body = n - n % 8;
@@ -213,6 +296,42 @@ mod tests {
     fn softmax_and_swiglu_match_slow_twins() {
         for (name, softmax_rows, swiglu) in kernels() {
             check_kernels(name, softmax_rows, swiglu);
+        }
+    }
+
+    #[test]
+    fn silu_and_mish_match_katago_formulas() {
+        let data: Vec<f32> = (0..2000).map(|i| i as f32 * 0.037 - 40.0).collect();
+        let mut kernels: Vec<(&str, fn(&mut [f32]), fn(&mut [f32]))> =
+            vec![("portable", portable::silu, portable::mish)];
+        #[cfg(target_arch = "x86_64")]
+        if best_isa() != Isa::Portable {
+            // SAFETY (of the calls below): this CPU has AVX2 and FMA.
+            kernels.push((
+                "avx2",
+                |d| unsafe { avx2::silu(d) },
+                |d| unsafe { avx2::mish(d) },
+            ));
+        }
+        for (name, silu, mish) in kernels {
+            let (mut s, mut m) = (data.clone(), data.clone());
+            silu(&mut s);
+            mish(&mut m);
+            for ((&x, &gs), &gm) in data.iter().zip(&s).zip(&m) {
+                let x64 = x as f64;
+                let want_s = x64 / (1.0 + (-x64).exp());
+                // KataGo's Mish: x tanh(log1p(e^x)) below 20, x tanh(x) from there.
+                let soft = if x < 20.0 { x64.exp().ln_1p() } else { x64 };
+                let want_m = x64 * soft.tanh();
+                assert!(
+                    (gs as f64 - want_s).abs() <= 1e-6 * (1.0 + want_s.abs()),
+                    "{name} silu {x}"
+                );
+                assert!(
+                    (gm as f64 - want_m).abs() <= 1e-6 * (1.0 + want_m.abs()),
+                    "{name} mish {x}"
+                );
+            }
         }
     }
 

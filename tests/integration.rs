@@ -38,6 +38,8 @@ mod nn_features_katago;
 mod nn_forward_reference;
 #[path = "nn_golden.rs"]
 mod nn_golden;
+#[path = "nn_golden_synthetic.rs"]
+mod nn_golden_synthetic;
 #[path = "rules_differential.rs"]
 mod rules_differential;
 #[path = "rules_positions.rs"]

@@ -2,6 +2,7 @@
 """Records KataGo's `kata-raw-nn` answers for the golden positions.
 
 Usage: record.py KATAGO_BINARY CONFIG NET OUTFILE [--limit N] [--positions FILE]
+                 [--only NAME,NAME...] [--profile NAME ...]
 
 Runs an existing KataGo binary (`katago gtp -config CONFIG -model NET`); it builds
 nothing. For every position in positions.txt (next to this script unless
@@ -14,11 +15,23 @@ symmetry, and writes OUTFILE as blocks
     <the kata-raw-nn response lines, verbatim, without the leading "= ">
     end
 
---limit N records only the first N positions (for the slow nets).
+--limit N records only the first N positions (for the slow nets). --only NAMES (comma
+separated, repeatable) records only the positions named, in the order of positions.txt.
+
+--profile NAME (repeatable; human-SL nets, which KataGo refuses to evaluate without one) records
+every symmetry of every position once per profile: before the answers of each profile it sends
+`kata-set-param humanSLProfile NAME`, and each block gets a `profile NAME` line after its
+`position` line. KataGo is started with the first profile (`-override-config humanSLProfile=`).
+
+The file starts with `#` lines naming the KataGo version and the net, and the SHA-256 and size of
+the net's uncompressed model (`# model sha256 HEX N bytes`), by which a test that writes the same
+net itself can tell that it is the net KataGo evaluated.
 Python 3 standard library only.
 """
 
 import argparse
+import gzip
+import hashlib
 import os
 import subprocess
 import sys
@@ -151,6 +164,10 @@ def main():
     ap.add_argument("net")
     ap.add_argument("outfile")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--only", action="append", default=[],
+                    help="comma-separated position names (repeatable)")
+    ap.add_argument("--profile", action="append", default=[],
+                    help="a human-SL profile such as rank_5k (repeatable)")
     ap.add_argument("--positions", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                          "positions.txt"))
     args = ap.parse_args()
@@ -158,12 +175,28 @@ def main():
     positions = read_positions(args.positions)
     if args.limit is not None:
         positions = positions[:args.limit]
+    only = [name for arg in args.only for name in arg.split(",") if name]
+    if only:
+        known = {p.name for p in positions}
+        unknown = [name for name in only if name not in known]
+        if unknown:
+            raise SystemExit("--only: unknown positions " + " ".join(unknown))
+        positions = [p for p in positions if p.name in only]
 
-    gtp = Gtp([args.katago, "gtp", "-config", args.config, "-model", args.net])
+    with open(args.net, "rb") as f:
+        model = f.read()
+    if args.net.endswith(".gz"):
+        model = gzip.decompress(model)
+
+    argv = [args.katago, "gtp", "-config", args.config, "-model", args.net]
+    if args.profile:
+        argv += ["-override-config", "humanSLProfile=" + args.profile[0]]
+    gtp = Gtp(argv)
     with open(args.outfile, "w", encoding="utf-8") as out:
         version = " ".join(gtp.send("version"))
-        out.write("# kata-raw-nn goldens: KataGo %s, net %s\n\n"
+        out.write("# kata-raw-nn goldens: KataGo %s, net %s\n"
                   % (version, os.path.basename(args.net)))
+        out.write("# model sha256 %s %d bytes\n\n" % (hashlib.sha256(model).hexdigest(), len(model)))
         for pos in positions:
             gtp.send("boardsize %d" % pos.size)
             gtp.send("clear_board")
@@ -171,12 +204,17 @@ def main():
             gtp.send("kata-set-rules " + pos.katago_rules())
             for colour, vertex in pos.moves:
                 gtp.send("play %s %s" % (colour, vertex))
-            for sym in pos.symmetry_list():
-                lines = gtp.send("kata-raw-nn %d" % sym)
-                if not lines or lines[0] != "symmetry %d" % sym:
-                    raise RuntimeError("%s: unexpected kata-raw-nn answer" % pos.name)
-                out.write("position %s\n" % pos.name)
-                out.write("\n".join(lines) + "\nend\n\n")
+            for profile in args.profile or [None]:
+                if profile is not None:
+                    gtp.send("kata-set-param humanSLProfile " + profile)
+                for sym in pos.symmetry_list():
+                    lines = gtp.send("kata-raw-nn %d" % sym)
+                    if not lines or lines[0] != "symmetry %d" % sym:
+                        raise RuntimeError("%s: unexpected kata-raw-nn answer" % pos.name)
+                    out.write("position %s\n" % pos.name)
+                    if profile is not None:
+                        out.write("profile %s\n" % profile)
+                    out.write("\n".join(lines) + "\nend\n\n")
             print("recorded %s (%s)" % (pos.name, " ".join(pos.symmetries)), file=sys.stderr)
     gtp.close()
 

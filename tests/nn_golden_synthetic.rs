@@ -333,11 +333,10 @@ fn v15_metadata_encoder_under_rank_profiles_matches_katago() {
 }
 
 /// KataGo's `proyear_*` profiles leave the game's ratedness known and rated (metadata input
-/// 74 is 0, `makeHistoricalProProfile`/`makeModernProProfile` in `sgfmetadata.cpp`); tengen
-/// marks it unknown (0.5). Every answer under `proyear_1920` differs, win rate by up to
-/// 1.8e-3 and the lead by up to 0.07 points.
+/// 74 is 0, `makeHistoricalProProfile`/`makeModernProProfile` in `sgfmetadata.cpp`); with it
+/// marked unknown (0.5) every answer under `proyear_1920` differed, win rate by up to 1.8e-3
+/// and the lead by up to 0.07 points.
 #[test]
-#[ignore = "tengen differs from KataGo: proyear_* profiles give metadata input 74 = 0.5, KataGo 0"]
 fn v15_metadata_encoder_under_a_proyear_profile_matches_katago() {
     check_synthetic(
         "v15-meta-conv",
@@ -350,10 +349,9 @@ fn v15_metadata_encoder_under_a_proyear_profile_matches_katago() {
 }
 
 /// As KataGo: `kata-raw-nn` without an optimism on a metadata net gives the plain policy
-/// (KataGo forces optimism 0 for such nets; tengen applies its default 0.2, off by up to
-/// 8.6e-3 in a probability).
+/// (KataGo forces optimism 0 for such nets; the default 0.2 was off by up to 8.6e-3 in a
+/// probability).
 #[test]
-#[ignore = "tengen differs from KataGo: a metadata net's policy gets the default optimism 0.2, KataGo forces 0"]
 fn v15_metadata_net_ignores_policy_optimism_as_katago() {
     check_synthetic(
         "v15-meta-conv",

@@ -209,10 +209,16 @@ impl Evaluator {
                 &mut self.raw[..batch],
             )
             .map_err(EvaluateError::Forward)?;
+        // KataGo never blends in the optimistic policy of a net with metadata inputs.
+        let policy_optimism = if use_meta {
+            0.0
+        } else {
+            policy_optimism.clamp(0.0, 1.0)
+        };
         for (i, game) in games.iter().enumerate() {
             let rules = game.rules();
             let options = PostProcessOptions {
-                policy_optimism: policy_optimism.clamp(0.0, 1.0),
+                policy_optimism,
                 // KataGo's no-result outcome exists only where a game can cycle
                 // forever: simple ko, or territory scoring.
                 no_result_possible: rules.ko == KoRule::Simple

@@ -99,10 +99,11 @@ impl SgfMetadata {
                         human: true,
                         rank: Some(Some(1)),
                     };
+                    // KataGo leaves the pros' games rated (not unknown).
                     return Ok(Some(SgfMetadata {
                         black: pro,
                         white: pro,
-                        rated: None,
+                        rated: Some(true),
                         time_control: TimeControl::Unknown,
                         date: (year, 6, 1),
                         source,

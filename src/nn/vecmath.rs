@@ -299,11 +299,13 @@ mod tests {
         }
     }
 
+    /// A name and its SiLU and Mish kernels.
+    type Activations = (&'static str, fn(&mut [f32]), fn(&mut [f32]));
+
     #[test]
     fn silu_and_mish_match_katago_formulas() {
         let data: Vec<f32> = (0..2000).map(|i| i as f32 * 0.037 - 40.0).collect();
-        let mut kernels: Vec<(&str, fn(&mut [f32]), fn(&mut [f32]))> =
-            vec![("portable", portable::silu, portable::mish)];
+        let mut kernels: Vec<Activations> = vec![("portable", portable::silu, portable::mish)];
         #[cfg(target_arch = "x86_64")]
         if best_isa() != Isa::Portable {
             // SAFETY (of the calls below): this CPU has AVX2 and FMA.

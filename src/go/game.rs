@@ -9,8 +9,8 @@
 //! Undo replays the recorded moves from the start position: plays are cheap and
 //! replay is exact by construction (board, key, history and captures).
 //!
-//! The game also counts its handicap stones as KataGo does
-//! ([`Game::handicap_stones`]).
+//! The game also counts its handicap stones as KataGo does, and White's
+//! compensation for them under its rules ([`Game::effective_komi`]).
 
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone};
 use crate::go::handicap;
@@ -247,6 +247,18 @@ impl Game {
     /// the current position, as KataGo's GTP engine does.
     pub fn handicap_stones(&self) -> u32 {
         self.handicap.stones()
+    }
+
+    /// White's compensation for the handicap stones under the rules in force
+    /// ([`Rules::handicap_bonus`]).
+    pub fn white_handicap_bonus(&self) -> f64 {
+        f64::from(self.rules.handicap_bonus.points(self.handicap_stones()))
+    }
+
+    /// Komi plus [`Game::white_handicap_bonus`]: the points White adds to
+    /// its count (KataGo's `komi + whiteHandicapBonusScore`).
+    pub fn effective_komi(&self) -> f64 {
+        self.komi + self.white_handicap_bonus()
     }
 
     /// The player whose turn it is: the opponent of the last mover, or whoever
@@ -539,6 +551,7 @@ mod tests {
 
     #[test]
     fn handicap_stones_from_setup_and_from_opening_black_plays() {
+        use crate::go::rules::HandicapBonus;
         let g = Geometry::new(9).unwrap();
         let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
         assert_eq!(game.handicap_stones(), 0);
@@ -550,6 +563,7 @@ mod tests {
             Some(Color::White),
         );
         assert_eq!(game.handicap_stones(), 2);
+        assert_eq!(game.effective_komi(), 9.5, "Chinese: a point per stone");
         game.play(Color::White, Move::Play(pt(g, 4, 4))).unwrap();
         game.play(Color::Black, Move::Play(pt(g, 3, 3))).unwrap();
         assert_eq!(
@@ -557,6 +571,17 @@ mod tests {
             2,
             "Black's later plays do not count"
         );
+        for (bonus, komi) in [
+            (HandicapBonus::Zero, 7.5),
+            (HandicapBonus::NMinusOne, 8.5),
+            (HandicapBonus::N, 9.5),
+        ] {
+            game.set_rules(Rules {
+                handicap_bonus: bonus,
+                ..game.rules()
+            });
+            assert_eq!(game.effective_komi(), komi, "{bonus:?}");
+        }
 
         // Handicap sent as plays: Black twice, a white pass between counts too.
         let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
@@ -579,6 +604,7 @@ mod tests {
         game.play(Color::Black, Move::Play(pt(g, 2, 2))).unwrap();
         game.play(Color::Black, Move::Play(pt(g, 6, 6))).unwrap();
         assert_eq!(game.handicap_stones(), 0);
+        assert_eq!(game.effective_komi(), 7.5);
     }
 
     /// On random games with moves out of turn, passes and undo, the

@@ -98,6 +98,7 @@ pub fn free(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
 /// position the history starts from plus Black's board plays before White's
 /// first board play (White's passes in between do not stop the count), and
 /// none at all if that position has a white stone or if the total is 1.
+/// White's compensation for them is [`crate::go::rules::HandicapBonus::points`].
 pub fn count_katago(start_black: u32, start_white: u32, black_plays_before_white: u32) -> u32 {
     if start_white != 0 {
         return 0;

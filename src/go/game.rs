@@ -9,8 +9,9 @@
 //! Undo replays the recorded moves from the start position: plays are cheap and
 //! replay is exact by construction (board, key, history and captures).
 //!
-//! The game also counts its handicap stones as KataGo does, and White's
-//! compensation for them under its rules ([`Game::effective_komi`]).
+//! The game also counts its handicap stones as KataGo does, so that the count
+//! ([`Game::effective_komi`]), the search and the network's inputs read one
+//! value.
 
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone};
 use crate::go::handicap;
@@ -256,7 +257,8 @@ impl Game {
     }
 
     /// Komi plus [`Game::white_handicap_bonus`]: the points White adds to
-    /// its count (KataGo's `komi + whiteHandicapBonusScore`).
+    /// its count (KataGo's `komi + whiteHandicapBonusScore`). Every result
+    /// and every margin the search aims at uses this.
     pub fn effective_komi(&self) -> f64 {
         self.komi + self.white_handicap_bonus()
     }

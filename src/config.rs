@@ -39,6 +39,7 @@ pub enum RulesArg {
     Aga,
     NewZealand,
     TrompTaylor,
+    Goe,
 }
 
 impl From<RulesArg> for Preset {
@@ -49,6 +50,7 @@ impl From<RulesArg> for Preset {
             RulesArg::Aga => Preset::Aga,
             RulesArg::NewZealand => Preset::NewZealand,
             RulesArg::TrompTaylor => Preset::TrompTaylor,
+            RulesArg::Goe => Preset::Goe,
         }
     }
 }
@@ -56,9 +58,11 @@ impl From<RulesArg> for Preset {
 /// The rule flags: a preset, and overrides of its parts.
 #[derive(Args, Clone, Debug, Default)]
 pub struct RuleArgs {
-    /// Rule preset: chinese (positional superko, area), japanese (simple ko,
-    /// territory), aga (situational superko, area), new-zealand (situational,
-    /// suicide allowed), tromp-taylor (positional, suicide allowed).
+    /// Rule preset: chinese (positional superko, area, White gets N points
+    /// for N handicap stones), japanese (simple ko, territory), aga
+    /// (situational superko, area, N-1 points), new-zealand (situational,
+    /// suicide allowed), tromp-taylor (positional, suicide allowed, dead
+    /// stones must be captured), goe (tromp-taylor with a friendly pass).
     #[arg(long, value_enum)]
     pub rules: Option<RulesArg>,
     /// Override the preset's ko rule.

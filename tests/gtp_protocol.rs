@@ -373,13 +373,15 @@ fn help_documents_every_engine_flag() {
     ]);
     assert_eq!(
         e.ok("kata-get-rules"),
-        "{\"ko\":\"SIMPLE\",\"scoring\":\"TERRITORY\",\"suicide\":false}"
+        "{\"friendlyPassOk\":false,\"hasButton\":false,\"ko\":\"SIMPLE\",\"scoring\":\"TERRITORY\",\
+         \"suicide\":false,\"tax\":\"SEKI\",\"whiteHandicapBonus\":\"0\"}"
     );
     assert_eq!(e.ok("final_score"), "W+6.5");
     let mut e = Engine::spawn(&["--ko", "situational", "--suicide", "allowed"]);
     assert_eq!(
         e.ok("kata-get-rules"),
-        "{\"ko\":\"SITUATIONAL\",\"scoring\":\"AREA\",\"suicide\":true}"
+        "{\"friendlyPassOk\":true,\"hasButton\":false,\"ko\":\"SITUATIONAL\",\"scoring\":\"AREA\",\
+         \"suicide\":true,\"tax\":\"NONE\",\"whiteHandicapBonus\":\"N\"}"
     );
     assert_eq!(e.ok("final_score"), "W+7.5", "the preset's komi");
 }

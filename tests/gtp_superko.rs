@@ -106,7 +106,8 @@ fn rule_changes_apply_to_the_running_game() {
     e.ok("kata-set-rules {\"ko\":\"SIMPLE\",\"scoring\":\"AREA\",\"suicide\":false,\"tax\":\"NONE\"}");
     assert_eq!(
         e.ok("kata-get-rules"),
-        "{\"ko\":\"SIMPLE\",\"scoring\":\"AREA\",\"suicide\":false}"
+        "{\"friendlyPassOk\":false,\"hasButton\":false,\"ko\":\"SIMPLE\",\"scoring\":\"AREA\",\
+         \"suicide\":false,\"tax\":\"NONE\",\"whiteHandicapBonus\":\"0\"}"
     );
     e.ok("kata-set-rules aga");
     assert_eq!(e.fail("play b b16"), "illegal move");
@@ -116,7 +117,8 @@ fn rule_changes_apply_to_the_running_game() {
     e.ok("kata-set-rules tromp-taylor");
     assert_eq!(
         e.ok("kata-get-rules"),
-        "{\"ko\":\"POSITIONAL\",\"scoring\":\"AREA\",\"suicide\":true}"
+        "{\"friendlyPassOk\":false,\"hasButton\":false,\"ko\":\"POSITIONAL\",\"scoring\":\"AREA\",\
+         \"suicide\":true,\"tax\":\"NONE\",\"whiteHandicapBonus\":\"0\"}"
     );
     assert_eq!(e.fail("play b b16"), "illegal move");
     // Komi survived every change: an empty 19x19 board after clear_board.

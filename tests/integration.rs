@@ -42,6 +42,8 @@ mod nn_golden;
 mod nn_golden_synthetic;
 #[path = "rules_differential.rs"]
 mod rules_differential;
+#[path = "rules_handicap.rs"]
+mod rules_handicap;
 #[path = "rules_positions.rs"]
 mod rules_positions;
 #[path = "rules_suicide_and_ko.rs"]

@@ -393,3 +393,42 @@ fn a_closed_stderr_is_not_a_panic() {
     // 101 is the exit status of a Rust panic.
     assert_ne!(status.trim(), "101", "tengen panicked");
 }
+
+/// The match runner counts a handicap game as the rules say: with two
+/// handicap stones and two passes, Black's 81 points minus komi and White's
+/// bonus (N under Chinese rules, N-1 under AGA, none under Japanese, where
+/// the 79 empty points are Black's territory).
+#[test]
+fn a_handicap_game_is_scored_with_the_rules_handicap_bonus() {
+    let dir = TempDir::new();
+    for (rules, result) in [
+        ("chinese", "B+78.5"),
+        ("aga", "B+79.5"),
+        ("tromp-taylor", "B+80.5"),
+        ("japanese", "B+78.5"),
+    ] {
+        let out = run_match(
+            &passer(&dir),
+            &passer(&dir),
+            &[
+                "--games",
+                "1",
+                "--size",
+                "9",
+                "--komi",
+                "0.5",
+                "--handicap",
+                "2",
+                "--rules",
+                rules,
+            ],
+        );
+        let games = game_lines(&out);
+        assert_eq!(games.len(), 1, "{out}");
+        assert!(
+            games[0].starts_with(&format!("game 1: A black, B white: {result}, A wins")),
+            "{rules}: {}",
+            games[0]
+        );
+    }
+}

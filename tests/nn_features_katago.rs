@@ -5,51 +5,36 @@
 mod common;
 
 use tengen::go::board::{Color, Geometry};
-use tengen::go::rules::{KoRule, Preset, Rules, Scoring};
+use tengen::go::rules::{KoRule, Preset, Rules};
 use tengen::nn::features::{FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
-use tengen::nn::history::{HandicapBonus, KataRuleExtras};
 use tengen::Game;
 
 const DATA: &str = include_str!("data/nn_features/katago_features.txt");
 
-/// tengen's rules and KataGo's rule extras for a KataGo rule-set name (the
-/// data were recorded under KataGo's named rule sets, whose friendly-pass and
-/// handicap-bonus settings differ from tengen's own).
-fn rules_for(katago_name: &str) -> (Rules, KataRuleExtras) {
-    let extras = |friendly_pass_ok, handicap_bonus| KataRuleExtras {
-        friendly_pass_ok,
-        handicap_bonus,
-    };
+/// tengen's rules for a KataGo rule-set name: the preset of that name, whose
+/// handicap bonus and friendly pass are KataGo's (KataGo's `chinese` is simple
+/// ko; tengen's is positional, KataGo's `chinese-ogs`).
+fn rules_for(katago_name: &str) -> Rules {
     match katago_name {
-        "chinese" => (
-            Rules {
-                ko: KoRule::Simple,
-                suicide_allowed: false,
-                scoring: Scoring::Area,
-            },
-            extras(true, HandicapBonus::N),
-        ),
-        "chinese-ogs" => (Preset::Chinese.rules(), extras(true, HandicapBonus::N)),
-        "japanese" => (Preset::Japanese.rules(), extras(false, HandicapBonus::Zero)),
-        "aga" => (Preset::Aga.rules(), extras(true, HandicapBonus::NMinusOne)),
-        "nz" => (
-            Preset::NewZealand.rules(),
-            extras(true, HandicapBonus::Zero),
-        ),
-        "tromp-taylor" => (
-            Preset::TrompTaylor.rules(),
-            extras(false, HandicapBonus::Zero),
-        ),
+        "chinese" => Rules {
+            ko: KoRule::Simple,
+            ..Preset::Chinese.rules()
+        },
+        "chinese-ogs" => Preset::Chinese.rules(),
+        "japanese" => Preset::Japanese.rules(),
+        "aga" => Preset::Aga.rules(),
+        "nz" => Preset::NewZealand.rules(),
+        "tromp-taylor" => Preset::TrompTaylor.rules(),
         other => panic!("unknown rules {other}"),
     }
 }
 
-fn game_for(spec: &str) -> (Game, KataRuleExtras) {
+fn game_for(spec: &str) -> Game {
     let mut it = spec.split_whitespace();
     let n: usize = it.next().expect("size").parse().expect("size");
     let komi: f64 = it.next().expect("komi").parse().expect("komi");
     let g = Geometry::new(n).expect("geometry");
-    let (rules, extras) = rules_for(it.next().expect("rules"));
+    let rules = rules_for(it.next().expect("rules"));
     let mut game = Game::new(g, rules, komi);
     for m in it {
         let (c, v) = m.split_once(':').expect("move");
@@ -57,7 +42,7 @@ fn game_for(spec: &str) -> (Game, KataRuleExtras) {
         game.play(color, common::gtp_move(v, g))
             .expect("legal move");
     }
-    (game, extras)
+    game
 }
 
 fn plane_from_hex(hex: &str, len: usize) -> Vec<bool> {
@@ -142,13 +127,11 @@ fn features_match_katago() {
     let mut scratch = FeatureScratch::new();
     let mut failures = Vec::new();
     for (i, e) in data.iter().enumerate() {
-        let (game, extras) = game_for(&e.spec);
+        let game = game_for(&e.spec);
         let n = game.board().size();
         let mut spatial = vec![0.0f32; NUM_SPATIAL * n * n];
         let mut global = [0.0f32; NUM_GLOBAL];
-        scratch
-            .fill_v7_with(&game, extras, &mut spatial, &mut global)
-            .unwrap();
+        scratch.fill_v7(&game, &mut spatial, &mut global).unwrap();
         let mut mask = vec![false; n * n + 1];
         scratch.legal_moves_mask(&game, &mut mask).unwrap();
         for c in 0..NUM_SPATIAL {

@@ -8,8 +8,13 @@
 //!
 //! Undo replays the recorded moves from the start position: plays are cheap and
 //! replay is exact by construction (board, key, history and captures).
+//!
+//! The game also counts its handicap stones as KataGo does, so that the count
+//! ([`Game::effective_komi`]), the search and the network's inputs read one
+//! value.
 
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone};
+use crate::go::handicap;
 use crate::go::history::History;
 use crate::go::rules::{KoRule, Rules};
 use std::fmt;
@@ -95,6 +100,51 @@ pub struct Turn {
     pub mv: Move,
 }
 
+/// What KataGo's history knows of the handicap: the stones of the position it
+/// starts from and Black's board plays before White's first. KataGo's GTP
+/// engine starts a new history from the current position whenever a move is
+/// played by the player not to move (`Search::makeMove` →
+/// `setPlayerAndClearHistory`); so does this count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct HandicapCount {
+    start_black: u32,
+    start_white: u32,
+    black_plays: u32,
+    white_has_played: bool,
+}
+
+impl HandicapCount {
+    /// A history starting from `board`.
+    fn of(board: &Board) -> HandicapCount {
+        let mut count = HandicapCount::default();
+        for p in board.geometry().points() {
+            match board.at(p).color() {
+                Some(Color::Black) => count.start_black += 1,
+                Some(Color::White) => count.start_white += 1,
+                None => {}
+            }
+        }
+        count
+    }
+
+    /// Notes `color`'s `mv`, about to be played on `board` when `expected`
+    /// is to move.
+    fn note(&mut self, board: &Board, expected: Color, color: Color, mv: Move) {
+        if color != expected {
+            *self = HandicapCount::of(board);
+        }
+        match (color, mv) {
+            (Color::White, Move::Play(_)) => self.white_has_played = true,
+            (Color::Black, Move::Play(_)) if !self.white_has_played => self.black_plays += 1,
+            _ => {}
+        }
+    }
+
+    fn stones(self) -> u32 {
+        handicap::count_katago(self.start_black, self.start_white, self.black_plays)
+    }
+}
+
 /// See the module documentation.
 #[derive(Debug)]
 pub struct Game {
@@ -109,6 +159,7 @@ pub struct Game {
     to_move: Color,
     turns: Vec<Turn>,
     history: History,
+    handicap: HandicapCount,
 }
 
 impl Clone for Game {
@@ -123,6 +174,7 @@ impl Clone for Game {
             to_move: self.to_move,
             turns: self.turns.clone(),
             history: self.history.clone(),
+            handicap: self.handicap,
         }
     }
 
@@ -137,6 +189,7 @@ impl Clone for Game {
         self.to_move = source.to_move;
         self.turns.clone_from(&source.turns);
         self.history.clone_from(&source.history);
+        self.handicap = source.handicap;
     }
 }
 
@@ -154,6 +207,7 @@ impl Game {
             board,
             to_move: Color::Black,
             turns: Vec::new(),
+            handicap: HandicapCount::default(),
         }
     }
 
@@ -183,6 +237,30 @@ impl Game {
 
     pub fn set_komi(&mut self, komi: f64) {
         self.komi = komi;
+    }
+
+    /// The number of handicap stones, as KataGo counts them
+    /// ([`handicap::count_katago`]): the black stones of the start position
+    /// (`fixed_handicap`, `set_free_handicap`, SGF `AB`) if it has no white
+    /// stone, plus Black's board plays before White's first board play (a
+    /// client that sends handicap stones as `play`s); 0 if that makes fewer
+    /// than 2. A move by the player not to move starts the count again from
+    /// the current position, as KataGo's GTP engine does.
+    pub fn handicap_stones(&self) -> u32 {
+        self.handicap.stones()
+    }
+
+    /// White's compensation for the handicap stones under the rules in force
+    /// ([`Rules::handicap_bonus`]).
+    pub fn white_handicap_bonus(&self) -> f64 {
+        f64::from(self.rules.handicap_bonus.points(self.handicap_stones()))
+    }
+
+    /// Komi plus [`Game::white_handicap_bonus`]: the points White adds to
+    /// its count (KataGo's `komi + whiteHandicapBonusScore`). Every result
+    /// and every margin the search aims at uses this.
+    pub fn effective_komi(&self) -> f64 {
+        self.komi + self.white_handicap_bonus()
     }
 
     /// The player whose turn it is: the opponent of the last mover, or whoever
@@ -292,6 +370,11 @@ impl Game {
     }
 
     fn commit(&mut self, color: Color, mv: Move) {
+        let expected = self
+            .turns
+            .last()
+            .map_or(self.start_to_move, |t| t.color.opp());
+        self.handicap.note(&self.board, expected, color, mv);
         let created_by = match mv {
             Move::Play(p) => {
                 self.board.play(p, color);
@@ -316,7 +399,11 @@ impl Game {
         }
         self.history.pop();
         self.board = self.start.clone();
+        self.handicap = HandicapCount::of(&self.start);
+        let mut expected = self.start_to_move;
         for t in &self.turns {
+            self.handicap.note(&self.board, expected, t.color, t.mv);
+            expected = t.color.opp();
             if let Move::Play(p) = t.mv {
                 self.board.play(p, t.color);
             } else {
@@ -348,6 +435,7 @@ impl Game {
         self.start = self.board.clone();
         self.start_to_move = self.to_move;
         self.history = History::new(self.rules.ko, self.base, self.board.hash(), self.to_move);
+        self.handicap = HandicapCount::of(&self.board);
     }
 
     /// Every legal board play for `color` (passes are always legal).
@@ -409,5 +497,158 @@ mod tests {
         );
         game.setup(&[], Some(Color::White));
         assert_eq!(game.check(Color::White, Move::Play(pt(g, 1, 18))), Ok(()));
+    }
+
+    /// KataGo's count, transcribed: the history starts again at the last move
+    /// played out of turn (`setPlayerAndClearHistory`), from the board as it
+    /// stood then; `computeNumHandicapStones` over that history's moves.
+    fn katago_handicap_stones(game: &Game) -> u32 {
+        let (start, start_to_move) = game.start_position();
+        let turns = game.turns();
+        let mut expected = start_to_move;
+        let mut clear_at = 0;
+        for (k, t) in turns.iter().enumerate() {
+            if t.color != expected {
+                clear_at = k;
+            }
+            expected = t.color.opp();
+        }
+        let mut board = start.clone();
+        for t in &turns[..clear_at] {
+            if let Move::Play(p) = t.mv {
+                board.play(p, t.color);
+            }
+        }
+        let moves = &turns[clear_at..];
+        let mut black_turns = 0;
+        for (i, t) in moves.iter().enumerate() {
+            if t.color != Color::Black {
+                if i + 1 < moves.len() && moves[i + 1].color != Color::Black {
+                    black_turns = 0;
+                    break;
+                }
+                if t.mv == Move::Pass {
+                    continue;
+                }
+                break;
+            }
+            if t.mv != Move::Pass {
+                black_turns += 1;
+            }
+        }
+        let (mut black, mut white) = (0, 0);
+        for p in board.geometry().points() {
+            match board.at(p).color() {
+                Some(Color::Black) => black += 1,
+                Some(Color::White) => white += 1,
+                None => {}
+            }
+        }
+        if white != 0 || black + black_turns <= 1 {
+            0
+        } else {
+            black + black_turns
+        }
+    }
+
+    #[test]
+    fn handicap_stones_from_setup_and_from_opening_black_plays() {
+        use crate::go::rules::HandicapBonus;
+        let g = Geometry::new(9).unwrap();
+        let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+        assert_eq!(game.handicap_stones(), 0);
+        game.setup(
+            &[
+                (pt(g, 2, 6), Some(Color::Black)),
+                (pt(g, 6, 2), Some(Color::Black)),
+            ],
+            Some(Color::White),
+        );
+        assert_eq!(game.handicap_stones(), 2);
+        assert_eq!(game.effective_komi(), 9.5, "Chinese: a point per stone");
+        game.play(Color::White, Move::Play(pt(g, 4, 4))).unwrap();
+        game.play(Color::Black, Move::Play(pt(g, 3, 3))).unwrap();
+        assert_eq!(
+            game.handicap_stones(),
+            2,
+            "Black's later plays do not count"
+        );
+        for (bonus, komi) in [
+            (HandicapBonus::Zero, 7.5),
+            (HandicapBonus::NMinusOne, 8.5),
+            (HandicapBonus::N, 9.5),
+        ] {
+            game.set_rules(Rules {
+                handicap_bonus: bonus,
+                ..game.rules()
+            });
+            assert_eq!(game.effective_komi(), komi, "{bonus:?}");
+        }
+
+        // Handicap sent as plays: Black twice, a white pass between counts too.
+        let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+        game.play(Color::Black, Move::Play(pt(g, 2, 6))).unwrap();
+        assert_eq!(game.handicap_stones(), 0, "one stone is an even game");
+        game.play(Color::White, Move::Pass).unwrap();
+        game.play(Color::Black, Move::Play(pt(g, 6, 2))).unwrap();
+        assert_eq!(game.handicap_stones(), 2);
+        game.play(Color::Black, Move::Play(pt(g, 6, 6))).unwrap();
+        assert_eq!(game.handicap_stones(), 3);
+        game.play(Color::White, Move::Play(pt(g, 4, 4))).unwrap();
+        game.play(Color::Black, Move::Play(pt(g, 2, 2))).unwrap();
+        assert_eq!(game.handicap_stones(), 3);
+        assert!(game.undo() && game.undo() && game.undo());
+        assert_eq!(game.handicap_stones(), 2);
+
+        // White first: no handicap.
+        let mut game = Game::new(g, Preset::Aga.rules(), 7.5);
+        game.play(Color::White, Move::Play(pt(g, 4, 4))).unwrap();
+        game.play(Color::Black, Move::Play(pt(g, 2, 2))).unwrap();
+        game.play(Color::Black, Move::Play(pt(g, 6, 6))).unwrap();
+        assert_eq!(game.handicap_stones(), 0);
+        assert_eq!(game.effective_komi(), 7.5);
+    }
+
+    /// On random games with moves out of turn, passes and undo, the
+    /// incremental count is KataGo's.
+    #[test]
+    fn handicap_stones_match_katagos_count_on_random_games() {
+        let g = Geometry::new(5).unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..300 {
+            let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+            if round % 3 == 0 {
+                let stones = 1 + next(3) as usize;
+                let changes: Vec<_> = (0..stones)
+                    .map(|i| (pt(g, i, 2 * (i % 2)), Some(Color::Black)))
+                    .collect();
+                game.setup(&changes, Some(Color::White));
+            }
+            for _ in 0..(next(12) + 1) {
+                let color = if next(5) == 0 {
+                    game.to_move().opp()
+                } else {
+                    game.to_move()
+                };
+                let legal = game.legal_points(color);
+                let mv = if legal.is_empty() || next(4) == 0 {
+                    Move::Pass
+                } else {
+                    Move::Play(legal[next(legal.len() as u64) as usize])
+                };
+                game.play(color, mv).unwrap();
+                assert_eq!(game.handicap_stones(), katago_handicap_stones(&game));
+                if next(6) == 0 {
+                    game.undo();
+                    assert_eq!(game.handicap_stones(), katago_handicap_stones(&game));
+                }
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Handicap stone placement: the fixed pattern of GTP `fixed_handicap` (GNU Go's
 //! `engine/handicap.c` layout, shared/docs/gtp-clients.md §2.6) and the free
-//! placement tengen chooses for `place_free_handicap`.
+//! placement tengen chooses for `place_free_handicap`; and how many handicap
+//! stones a game had, counted as KataGo counts them ([`count_katago`]).
 //!
 //! Fixed handicap: at most 9 stones on odd boards from 9×9 up, at most 4 on even
 //! boards and on 7×7, none below 7×7. Corner stones sit on the 3rd line on
@@ -91,6 +92,23 @@ pub fn free(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
     Some(placed)
 }
 
+/// The number of handicap stones as KataGo counts them
+/// (`BoardHistory::computeNumHandicapStones` with its GTP default
+/// `assumeMultipleStartingBlackMovesAreHandicap`): the black stones of the
+/// position the history starts from plus Black's board plays before White's
+/// first board play (White's passes in between do not stop the count), and
+/// none at all if that position has a white stone or if the total is 1.
+/// White's compensation for them is [`crate::go::rules::HandicapBonus::points`].
+pub fn count_katago(start_black: u32, start_white: u32, black_plays_before_white: u32) -> u32 {
+    if start_white != 0 {
+        return 0;
+    }
+    match start_black + black_plays_before_white {
+        0 | 1 => 0,
+        n => n,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +169,20 @@ mod tests {
         }
         let g = Geometry::new(19).unwrap();
         assert_eq!(free(g, 4), fixed(g, 4));
+    }
+
+    #[test]
+    fn katago_counts_two_or_more_black_stones_on_a_board_without_white() {
+        assert_eq!(count_katago(0, 0, 0), 0);
+        assert_eq!(count_katago(1, 0, 0), 0, "one black stone: an even game");
+        assert_eq!(count_katago(0, 0, 1), 0);
+        assert_eq!(count_katago(2, 0, 0), 2);
+        assert_eq!(count_katago(1, 0, 1), 2);
+        assert_eq!(count_katago(0, 0, 3), 3);
+        assert_eq!(
+            count_katago(9, 1, 0),
+            0,
+            "a set-up position, not a handicap"
+        );
     }
 }

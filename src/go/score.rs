@@ -1,8 +1,11 @@
 //! Counting a finished position: area and territory scoring, given the set of
 //! dead stones (which the caller decides: GTP's `final_status_list`, the search's
 //! ownership, or an SGF record), and the result text (`B+3.5`, `W+12`, `0`).
+//! A game's result adds White's handicap bonus to komi
+//! ([`GameResult::of_game`]).
 
 use crate::go::board::{Board, Color, Point, Stone, CELLS};
+use crate::go::game::Game;
 use crate::go::rules::Scoring;
 use std::fmt;
 
@@ -119,6 +122,18 @@ impl GameResult {
     /// Scores `board` with `dead` stones removed under `scoring` and `komi`.
     pub fn of(board: &Board, dead: &[Point], scoring: Scoring, komi: f64) -> GameResult {
         GameResult(count(board, dead).0.margin(scoring) - komi)
+    }
+
+    /// Scores `game`'s position with `dead` stones removed, as its rules say:
+    /// their scoring, and komi plus White's handicap bonus
+    /// ([`Game::effective_komi`]).
+    pub fn of_game(game: &Game, dead: &[Point]) -> GameResult {
+        GameResult::of(
+            game.board(),
+            dead,
+            game.rules().scoring,
+            game.effective_komi(),
+        )
     }
 
     /// The winner, `None` for a draw.

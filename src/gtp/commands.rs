@@ -468,11 +468,11 @@ fn dead_stones(s: &mut Session) -> Vec<Point> {
 }
 
 /// `final_score` → `B+3.5`, `W+12` or `0`: the board counted under the rules'
-/// scoring with the engine's dead stones removed, komi included.
+/// scoring with the engine's dead stones removed, komi and White's handicap
+/// bonus included (a 2-stone game under Chinese rules: komi + 2).
 fn cmd_final_score(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     let dead = dead_stones(s);
-    let rules = s.game.rules();
-    text(GameResult::of(s.game.board(), &dead, rules.scoring, s.game.komi()).to_string())
+    text(GameResult::of_game(&s.game, &dead).to_string())
 }
 
 /// `final_status_list alive|dead|seki` → the stones with that status, one chain

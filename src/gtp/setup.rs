@@ -9,7 +9,7 @@ use super::vertex::{format_point, parse_move};
 use super::{color_arg, Reply, Session};
 use crate::go::board::{Color, Move, Point};
 use crate::go::handicap;
-use crate::go::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::rules::{KataGoFields, Preset, Rules};
 use crate::sgf;
 use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
 
@@ -189,10 +189,12 @@ fn set_rules(s: &mut Session, rules: Rules) {
     s.game.set_rules(rules);
 }
 
-/// `kgs-rules japanese|chinese|aga|new_zealand` → empty. Maps to tengen's
-/// presets: Chinese as KGS plays it (positional superko), Japanese (simple ko,
-/// territory), AGA (situational superko), New Zealand (situational, suicide).
-/// Komi is kept. Anything else: `unknown rules`.
+/// `kgs-rules japanese|chinese|aga|new_zealand` → empty. Maps each name as
+/// KataGo does: Chinese as KGS plays it (KataGo's `chinese-kgs`: positional
+/// superko, White gets N points for N handicap stones), Japanese (simple ko,
+/// territory, no bonus), AGA (situational superko, bonus N-1), New Zealand
+/// (situational, suicide, no bonus). Komi is kept. Anything else: `unknown
+/// rules`.
 pub(super) fn cmd_kgs_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     arity(cmd, 1)?;
     let preset = match cmd.args[0].to_ascii_lowercase().as_str() {
@@ -206,75 +208,60 @@ pub(super) fn cmd_kgs_rules(s: &mut Session, cmd: &Command) -> Result<Reply, Gtp
     empty()
 }
 
-fn ko_json(ko: KoRule) -> &'static str {
-    match ko {
-        KoRule::Simple => "SIMPLE",
-        KoRule::Positional => "POSITIONAL",
-        KoRule::Situational => "SITUATIONAL",
-        KoRule::NaturalSituational => "NATURAL-SITUATIONAL",
-    }
-}
-
-/// `kata-get-rules` → the rules as KataGo's JSON, e.g.
-/// `{"ko":"POSITIONAL","scoring":"AREA","suicide":false}`.
+/// `kata-get-rules` → the rules as KataGo's JSON, every field KataGo reports,
+/// in its order: `{"friendlyPassOk":true,"hasButton":false,"ko":"POSITIONAL",
+/// "scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N"}`
+/// ([`Rules::to_katago_json`]).
 pub(super) fn cmd_kata_get_rules(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
-    let r = s.game.rules();
-    text(format!(
-        "{{\"ko\":\"{}\",\"scoring\":\"{}\",\"suicide\":{}}}",
-        ko_json(r.ko),
-        match r.scoring {
-            Scoring::Area => "AREA",
-            Scoring::Territory => "TERRITORY",
-        },
-        r.suicide_allowed
-    ))
+    text(s.game.rules().to_katago_json())
 }
 
-/// Reads KataGo's flat JSON rules: keys `ko`/`koRule`, `scoring`/`scoringRule`,
-/// `suicide`/`multiStoneSuicideLegal`; other keys (tax, button, handicap
-/// bonus) are accepted and ignored. Keys not given keep their current value.
-fn parse_rules_json(json: &str, mut rules: Rules) -> Option<Rules> {
-    let body = json.trim().strip_prefix('{')?.strip_suffix('}')?;
+/// Reads KataGo's flat JSON rules through [`KataGoFields`]: keys `ko`,
+/// `score`/`scoring`, `tax`, `suicide`, `hasButton`, `whiteHandicapBonus`,
+/// `friendlyPassOk` (and tengen's older `koRule`, `scoringRule`,
+/// `multiStoneSuicideLegal`). As in KataGo, keys not given take Tromp-Taylor's
+/// values, and unknown keys, `komi` and malformed JSON are errors.
+fn parse_rules_json(json: &str) -> Result<Rules, String> {
+    let malformed = || format!("cannot read JSON rules {json}");
+    let body = json
+        .trim()
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        .ok_or_else(malformed)?;
+    let mut fields = KataGoFields::new();
     for pair in body.split(',').filter(|p| !p.trim().is_empty()) {
-        let (key, value) = pair.split_once(':')?;
-        let key = key.trim().trim_matches('"');
-        let value = value.trim().trim_matches('"');
-        match key {
-            "ko" | "koRule" => {
-                rules.ko = match value.to_ascii_uppercase().as_str() {
-                    "SPIGHT" => KoRule::Simple,
-                    v => v.parse().ok()?,
-                }
-            }
-            "scoring" | "scoringRule" => {
-                rules.scoring = match value.to_ascii_uppercase().as_str() {
-                    "AREA" => Scoring::Area,
-                    "TERRITORY" => Scoring::Territory,
-                    _ => return None,
-                }
-            }
-            "suicide" | "multiStoneSuicideLegal" => rules.suicide_allowed = value.parse().ok()?,
-            _ => {}
-        }
+        let (key, value) = pair.split_once(':').ok_or_else(malformed)?;
+        fields.set(key.trim().trim_matches('"'), value.trim().trim_matches('"'))?;
     }
-    Some(rules)
+    fields.finish()
 }
 
-/// `kata-set-rules RULES` → empty. RULES is a shorthand (`chinese`,
-/// `japanese`, `korean`, `aga`, `bga`, `new-zealand`, `tromp-taylor`,
-/// `chinese-ogs`, `chinese-kgs`, … as tengen's presets read them; note that
-/// tengen's `chinese` is positional superko) or KataGo's JSON. Komi is kept.
+/// `kata-set-rules RULES` → empty. RULES is a shorthand name (`chinese`,
+/// `japanese`, `korean`, `aga`, `bga`, `new-zealand`, `tromp-taylor`, `goe`,
+/// `chinese-ogs`, `chinese-kgs`, … as tengen's presets read them, each with
+/// KataGo's handicap bonus and friendly pass; note that tengen's `chinese` is
+/// positional superko), KataGo's JSON (the format of `kata-get-rules`) or its
+/// compact form (`koSIMPLEscoreAREAtaxNONEsui0whbN`). In JSON and the compact
+/// form, fields not given are Tromp-Taylor's, as in KataGo. Komi is kept.
+/// Anything else, and a tax or button tengen does not play: `unknown rules`
+/// (the reason on stderr).
 pub(super) fn cmd_kata_set_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let arg = cmd.args.join(" ");
     if arg.is_empty() {
         return Err(GtpError::syntax());
     }
     let rules = if arg.trim_start().starts_with('{') {
-        parse_rules_json(&arg, s.game.rules())
+        parse_rules_json(&arg)
     } else {
-        Preset::from_name(&arg).map(Preset::rules)
-    }
-    .ok_or_else(|| GtpError::new("unknown rules"))?;
+        Preset::from_name(&arg)
+            .map(Preset::rules)
+            .ok_or(())
+            .or_else(|()| Rules::from_katago_compact(&arg))
+    };
+    let rules = rules.map_err(|why| {
+        s.log(&format!("kata-set-rules {arg}: {why}"));
+        GtpError::new("unknown rules")
+    })?;
     set_rules(s, rules);
     empty()
 }

@@ -279,7 +279,7 @@ fn score_finished(
             }
         }
     };
-    let result = GameResult::of(game.board(), &dead, spec.rules.scoring, spec.settings.komi);
+    let result = GameResult::of_game(&game, &dead);
     let text = result.to_string();
     if let Some(theirs) = referee_score {
         if !same_score(&theirs, result) {

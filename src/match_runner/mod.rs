@@ -110,7 +110,7 @@ fn kgs_rules_name(preset: Preset) -> Option<&'static str> {
         Preset::Japanese => Some("japanese"),
         Preset::Aga => Some("aga"),
         Preset::NewZealand => Some("new_zealand"),
-        Preset::TrompTaylor => None,
+        Preset::TrompTaylor | Preset::Goe => None,
     }
 }
 

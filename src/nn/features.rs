@@ -9,13 +9,13 @@
 //! net as situational (globals 6/7), while the ko-ban plane and the legal mask
 //! keep tengen's own natural-situational bans. Area scoring has no tax;
 //! territory scoring is KataGo's `japanese` (tax SEKI) without its cleanup phase.
-//! KataGo's `friendlyPassOk` and white handicap bonus, which tengen's rules do
-//! not hold, are [`KataRuleExtras::TENGEN`] unless given.
+//! KataGo's `friendlyPassOk` and white handicap bonus are the game's rules'
+//! ([`crate::go::rules::Rules`]), the bonus counted by the game.
 //!
 //! Nets take boards up to 19×19; larger boards are refused.
 
 use super::area::{AreaFlags, AreaScratch};
-use super::history::{HistoryView, KataRuleExtras};
+use super::history::HistoryView;
 use super::ladder::LadderScratch;
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
@@ -142,28 +142,13 @@ impl FeatureScratch {
         FeatureScratch::default()
     }
 
-    /// Fills the V7 inputs for the player to move, with KataGo's rule extras
-    /// derived from the game's rules.
+    /// Fills the V7 inputs for the player to move under the game's rules.
     ///
     /// # Errors
     /// A board larger than 19×19, or `spatial.len() != 22 * n * n`.
     pub fn fill_v7(
         &mut self,
         game: &Game,
-        spatial: &mut [f32],
-        global: &mut [f32; NUM_GLOBAL],
-    ) -> Result<(), FeatureError> {
-        self.fill_v7_with(game, KataRuleExtras::TENGEN, spatial, global)
-    }
-
-    /// [`FeatureScratch::fill_v7`] with explicit KataGo rule extras.
-    ///
-    /// # Errors
-    /// As [`FeatureScratch::fill_v7`].
-    pub fn fill_v7_with(
-        &mut self,
-        game: &Game,
-        extras: KataRuleExtras,
         spatial: &mut [f32],
         global: &mut [f32; NUM_GLOBAL],
     ) -> Result<(), FeatureError> {
@@ -177,7 +162,7 @@ impl FeatureScratch {
         }
         spatial.fill(0.0);
         global.fill(0.0);
-        self.history.replay(game, extras);
+        self.history.replay(game);
         let hist = &self.history;
         let board = game.board();
         let rules = game.rules();
@@ -218,7 +203,7 @@ impl FeatureScratch {
         }
 
         // The last five moves.
-        let suppress = hist.suppress_pass_end(rules, extras);
+        let suppress = hist.suppress_pass_end(rules);
         let max_turns = if suppress {
             0
         } else if hist.game_finished || hist.past_normal_phase_end {
@@ -324,7 +309,7 @@ impl FeatureScratch {
                 got: out.len(),
             });
         }
-        self.history.replay(game, KataRuleExtras::TENGEN);
+        self.history.replay(game);
         let board = game.board();
         let pla = game.to_move();
         let suicide_allowed = game.rules().suicide_allowed;

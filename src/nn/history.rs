@@ -12,8 +12,9 @@
 //!   GTP prevents the cleanup phase), and under simple ko: passes repeating a
 //!   situation the same player passed in (spight-style ending) and no-result
 //!   after a third repetition;
-//! - the white handicap bonus KataGo adds to komi (`whiteHandicapBonus` of its
-//!   rules, with its GTP default of treating opening black moves as handicap);
+//! - the white handicap bonus KataGo adds to komi: the game's own
+//!   ([`Game::white_handicap_bonus`], counted as KataGo's GTP engine counts
+//!   it), or from the board alone when the history is cleared for the player;
 //! - the boards one and two moves ago (for the ladder planes).
 //!
 //! Encore phases never start (KataGo's GTP default `preventCleanupPhase`).
@@ -21,37 +22,8 @@
 use crate::go::board::zobrist::to_move_key;
 use crate::go::board::{Board, Color, Move, Point};
 use crate::go::game::Game;
+use crate::go::handicap;
 use crate::go::rules::{KoRule, Rules, Scoring};
-
-/// KataGo's `whiteHandicapBonus` rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HandicapBonus {
-    Zero,
-    N,
-    NMinusOne,
-}
-
-/// The parts of KataGo's rules that tengen's [`Rules`] does not carry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KataRuleExtras {
-    /// KataGo's `friendlyPassOk`.
-    pub friendly_pass_ok: bool,
-    pub handicap_bonus: HandicapBonus,
-}
-
-impl KataRuleExtras {
-    /// The extras that describe tengen's own rules. Under every preset a
-    /// tengen game ends at the second consecutive pass, and its score is the
-    /// area (or territory) count plus komi with no compensation for handicap
-    /// stones: KataGo's `friendlyPassOk = false` and `whiteHandicapBonus = 0`.
-    /// (KataGo's named rule sets differ: its `chinese` adds a point of komi
-    /// per handicap stone and allows a friendly pass.) The golden positions
-    /// are recorded from KataGo with these extras (`…button0whb0`).
-    pub const TENGEN: KataRuleExtras = KataRuleExtras {
-        friendly_pass_ok: false,
-        handicap_bonus: HandicapBonus::Zero,
-    };
-}
 
 /// KataGo's history state for the player to move, after [`HistoryView::replay`].
 #[derive(Clone)]
@@ -122,9 +94,8 @@ impl HistoryView {
         self.positions.push((hash, to_move));
     }
 
-    /// Replays `game` through KataGo's history rules; `extras` are the parts of
-    /// KataGo's rules tengen's rules do not hold.
-    pub fn replay(&mut self, game: &Game, extras: KataRuleExtras) {
+    /// Replays `game` through KataGo's history rules.
+    pub fn replay(&mut self, game: &Game) {
         let rules = game.rules();
         let simple = rules.ko == KoRule::Simple;
         let (start, start_to_move) = game.start_position();
@@ -134,20 +105,13 @@ impl HistoryView {
         let mut pla = start_to_move;
         self.clear(start.hash(), pla, 0);
         self.cleared_for_player = false;
-        let mut initial_stones = stone_counts(start);
-        let mut white_has_moved = false;
-        self.white_handicap_bonus =
-            handicap_bonus(extras.handicap_bonus, initial_stones, &turns[..0], true);
+        self.white_handicap_bonus = game.white_handicap_bonus() as f32;
 
         for (k, turn) in turns.iter().enumerate() {
             if turn.color != pla {
                 self.replay.clear_ko();
                 pla = turn.color;
                 self.clear(self.replay.hash(), pla, k);
-                initial_stones = stone_counts(&self.replay);
-                white_has_moved = false;
-                self.white_handicap_bonus =
-                    handicap_bonus(extras.handicap_bonus, initial_stones, &turns[k..k], true);
             }
             if k + 2 == n {
                 self.prev2.clone_from(&self.replay);
@@ -185,20 +149,6 @@ impl HistoryView {
                 .push(self.replay.hash() ^ to_move_key(pla));
             self.positions.push((self.replay.hash(), pla));
             self.num_approx_valid_turns += 1;
-            if turn.color == Color::White && turn.mv != Move::Pass {
-                white_has_moved = true;
-            }
-            if !white_has_moved
-                && turn.color == Color::Black
-                && extras.handicap_bonus != HandicapBonus::Zero
-            {
-                self.white_handicap_bonus = handicap_bonus(
-                    extras.handicap_bonus,
-                    initial_stones,
-                    &turns[self.clear_index..=k],
-                    true,
-                );
-            }
             if self.consecutive_ending_passes >= 2 || spight {
                 match rules.scoring {
                     Scoring::Area => self.game_finished = true,
@@ -222,12 +172,9 @@ impl HistoryView {
             let board = game.board();
             self.clear(board.hash(), to_move, n);
             self.cleared_for_player = true;
-            self.white_handicap_bonus = handicap_bonus(
-                extras.handicap_bonus,
-                stone_counts(board),
-                &turns[n..],
-                false,
-            );
+            let (black, white) = stone_counts(board);
+            let stones = handicap::count_katago(black, white, 0);
+            self.white_handicap_bonus = rules.handicap_bonus.points(stones) as f32;
         }
         let key = game.board().hash() ^ to_move_key(to_move);
         self.spight_pass_now = simple && self.pass_keys[to_move.index()].contains(&key);
@@ -240,11 +187,11 @@ impl HistoryView {
 
     /// Whether KataGo hides the history because a pass would end the game but a
     /// friendly pass is allowed (`shouldSuppressEndGameFromFriendlyPass`).
-    pub fn suppress_pass_end(&self, rules: Rules, extras: KataRuleExtras) -> bool {
+    pub fn suppress_pass_end(&self, rules: Rules) -> bool {
         let area = rules.scoring == Scoring::Area;
         let ends_game = self.pass_would_end_phase() && area;
         ends_game
-            && extras.friendly_pass_ok
+            && rules.friendly_pass_ok
             && self.consecutive_ending_passes + 1 == 2
             && !self.spight_pass_now
     }
@@ -261,51 +208,4 @@ fn stone_counts(board: &Board) -> (u32, u32) {
         }
     }
     counts
-}
-
-/// KataGo's `computeWhiteHandicapBonus`: handicap stones are the black stones
-/// of a start position without white stones, plus (when `count_opening_moves`)
-/// the black board plays that open the history before White's first board play.
-fn handicap_bonus(
-    rule: HandicapBonus,
-    initial: (u32, u32),
-    moves: &[crate::go::game::Turn],
-    count_opening_moves: bool,
-) -> f32 {
-    if rule == HandicapBonus::Zero {
-        return 0.0;
-    }
-    let mut black_turns = 0;
-    if count_opening_moves {
-        for (i, t) in moves.iter().enumerate() {
-            if t.color != Color::Black {
-                if i + 1 < moves.len() && moves[i + 1].color != Color::Black {
-                    black_turns = 0;
-                    break;
-                }
-                if t.mv == Move::Pass {
-                    continue;
-                }
-                break;
-            }
-            if t.mv != Move::Pass {
-                black_turns += 1;
-            }
-        }
-    }
-    let stones = if initial.1 != 0 {
-        0
-    } else {
-        let advantage = initial.0 + black_turns;
-        if advantage <= 1 {
-            0
-        } else {
-            advantage
-        }
-    };
-    match rule {
-        HandicapBonus::Zero => 0.0,
-        HandicapBonus::N => stones as f32,
-        HandicapBonus::NMinusOne => stones.saturating_sub(1) as f32,
-    }
 }

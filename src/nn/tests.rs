@@ -4,11 +4,10 @@
 
 use super::area::{AreaFlags, AreaScratch};
 use super::features::{komi_parity_wave, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
-use super::history::{HandicapBonus, KataRuleExtras};
 use super::ladder::LadderScratch;
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
-use crate::go::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::rules::{HandicapBonus, KoRule, Preset, Rules};
 use crate::search::classical::playout::PlayoutRng;
 
 fn game_from(rows: &[&str], rules: Rules, komi: f64, to_move: Color) -> Game {
@@ -31,16 +30,11 @@ struct Features {
 
 impl Features {
     fn of(game: &Game) -> Features {
-        Features::with(game, KataRuleExtras::TENGEN)
-    }
-
-    /// The features under KataGo rule extras other than tengen's own.
-    fn with(game: &Game, extras: KataRuleExtras) -> Features {
         let n = game.board().size();
         let mut spatial = vec![0.0; NUM_SPATIAL * n * n];
         let mut global = [0.0; NUM_GLOBAL];
         FeatureScratch::new()
-            .fill_v7_with(game, extras, &mut spatial, &mut global)
+            .fill_v7(game, &mut spatial, &mut global)
             .expect("features");
         Features { n, spatial, global }
     }
@@ -295,19 +289,31 @@ fn passes_and_the_friendly_pass_rule() {
         pass(&mut game);
         game
     };
-    let friendly = KataRuleExtras {
-        friendly_pass_ok: true,
-        ..KataRuleExtras::TENGEN
-    };
-    // Where a friendly pass is fine (KataGo's `chinese`), KataGo hides the
-    // history and the game-ending pass from the net.
-    let f = Features::with(&opening(Preset::Chinese), friendly);
-    assert_eq!(f.global[0], 0.0);
-    assert!(f.points(10).is_empty());
-    assert_eq!(f.global[14], 0.0);
-    // tengen's own rules have no friendly pass: the net sees everything.
-    for preset in [Preset::Chinese, Preset::TrompTaylor] {
+    // Where a friendly pass is fine (Chinese, AGA, New Zealand, GOE), KataGo
+    // hides the history and the game-ending pass from the net.
+    for preset in [
+        Preset::Chinese,
+        Preset::Aga,
+        Preset::NewZealand,
+        Preset::Goe,
+    ] {
+        assert!(preset.rules().friendly_pass_ok);
         let f = Features::of(&opening(preset));
+        assert_eq!(f.global[0], 0.0, "{preset}");
+        assert!(f.points(10).is_empty(), "{preset}");
+        assert_eq!(f.global[14], 0.0, "{preset}");
+    }
+    // Without a friendly pass the net sees everything: Tromp-Taylor, or any
+    // rules with `friendly_pass_ok` off.
+    let unfriendly = Rules {
+        friendly_pass_ok: false,
+        ..Preset::Chinese.rules()
+    };
+    for rules in [Preset::TrompTaylor.rules(), unfriendly] {
+        let mut game = Game::new(Geometry::new(9).unwrap(), rules, 7.5);
+        play(&mut game, 2, 2);
+        pass(&mut game);
+        let f = Features::of(&game);
         assert_eq!(f.global[0], 1.0);
         assert_eq!(f.points(10), vec![(2, 2)]);
         assert_eq!(f.global[14], 1.0);
@@ -387,22 +393,26 @@ fn handicap_bonus_follows_katago_rules() {
         ".........",
         ".........",
     ];
-    let extras = |handicap_bonus| KataRuleExtras {
-        handicap_bonus,
-        ..KataRuleExtras::TENGEN
-    };
     for (preset, rule, bonus) in [
         (Preset::Chinese, HandicapBonus::N, 2.0),
         (Preset::Aga, HandicapBonus::NMinusOne, 1.0),
         (Preset::NewZealand, HandicapBonus::Zero, 0.0),
         (Preset::Japanese, HandicapBonus::Zero, 0.0),
     ] {
+        assert_eq!(preset.rules().handicap_bonus, rule, "{preset}");
         let game = game_from(&rows, preset.rules(), 7.5, Color::White);
-        let f = Features::with(&game, extras(rule));
+        let f = Features::of(&game);
         let territory = if preset == Preset::Japanese { 2.0 } else { 0.0 };
         assert_eq!(f.global[5], (7.5 + bonus + territory) / 20.0, "{preset}");
-        // tengen counts no handicap compensation: komi is komi.
-        let f = Features::of(&game);
+        // The net's komi is the one the game is counted with.
+        assert_eq!(game.effective_komi(), 7.5 + f64::from(bonus), "{preset}");
+        // With the bonus off, komi is komi.
+        let mut no_bonus = game.clone();
+        no_bonus.set_rules(Rules {
+            handicap_bonus: HandicapBonus::Zero,
+            ..preset.rules()
+        });
+        let f = Features::of(&no_bonus);
         assert_eq!(f.global[5], (7.5 + territory) / 20.0, "{preset}");
     }
     // Two black moves in a row from the empty board count as handicap too.
@@ -411,10 +421,7 @@ fn handicap_bonus_follows_katago_rules() {
         .unwrap();
     game.play(Color::Black, Move::Play(pt(&game, 6, 6)))
         .unwrap();
-    assert_eq!(
-        Features::with(&game, extras(HandicapBonus::N)).global[5],
-        9.5 / 20.0
-    );
+    assert_eq!(Features::of(&game).global[5], 9.5 / 20.0);
 }
 
 #[test]
@@ -789,7 +796,7 @@ fn legal_mask_matches_the_game_under_each_ko_rule() {
             let rules = Rules {
                 ko,
                 suicide_allowed,
-                scoring: Scoring::Area,
+                ..Preset::TrompTaylor.rules()
             };
             let mut bans = 0;
             for _ in 0..40 {

@@ -606,7 +606,7 @@ impl Worker {
         result: &LeafEval,
         rave_search: bool,
     ) {
-        let komi = root.game.komi();
+        let komi = root.game.effective_komi();
         t.simulations += 1;
         let played_out =
             matches!(leaf, Leaf::Evaluate { .. }) && result.kind == LeafKind::PlayedOut;

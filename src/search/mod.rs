@@ -695,7 +695,7 @@ impl MctsEngine {
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
         let settled = sign
             * t.ownership
-                .settled_margin(board, game.rules().scoring, game.komi());
+                .settled_margin(board, game.rules().scoring, game.effective_komi());
         let dead_opponents = t
             .ownership
             .dead_stones(board)

@@ -7,7 +7,7 @@
 //!   capture, which fix every superko ban (the net's ko-ban plane and the
 //!   legal moves its policy is spread over);
 //! - the last five moves (the history planes), and whether the game has five;
-//! - komi and the rules (global inputs).
+//! - komi with White's handicap bonus, and the rules (global inputs).
 //!
 //! So two positions share an entry only if the net would see the same input
 //! (up to hash collisions of 64 bits). The relation to the node key: a node
@@ -130,9 +130,12 @@ pub fn net_input_key(node_key: u64, game: &Game) -> u64 {
     }
     h = mix(h ^ turns.len().min(5) as u64);
     let rules = game.rules();
-    let rules_code =
-        (rules.ko as u64) | (rules.scoring as u64) << 4 | u64::from(rules.suicide_allowed) << 8;
-    h = mix(h ^ game.komi().to_bits() ^ rules_code.rotate_left(32));
+    let rules_code = (rules.ko as u64)
+        | (rules.scoring as u64) << 4
+        | u64::from(rules.suicide_allowed) << 8
+        | u64::from(rules.friendly_pass_ok) << 9;
+    // Komi with the handicap bonus: what the net's komi input reads.
+    h = mix(h ^ game.effective_komi().to_bits() ^ rules_code.rotate_left(32));
     h.max(1)
 }
 
@@ -192,6 +195,31 @@ mod tests {
         let mut other_rules = a.clone();
         other_rules.set_rules(Preset::Japanese.rules());
         assert_ne!(net_input_key(node, &a), net_input_key(node, &other_rules));
+        let mut unfriendly = a.clone();
+        unfriendly.set_rules(crate::go::rules::Rules {
+            friendly_pass_ok: false,
+            ..a.rules()
+        });
+        assert_ne!(net_input_key(node, &a), net_input_key(node, &unfriendly));
+        // The handicap bonus is komi to the net: two handicap stones under
+        // Chinese rules, with the bonus and without.
+        let g = Geometry::new(9).unwrap();
+        let mut handicap = Game::new(g, Preset::Chinese.rules(), 7.5);
+        let stones = [
+            (g.point(2, 2), Some(Color::Black)),
+            (g.point(6, 6), Some(Color::Black)),
+        ];
+        let stones: Vec<_> = stones.iter().map(|&(p, c)| (p.unwrap(), c)).collect();
+        handicap.setup(&stones, Some(Color::White));
+        let mut no_bonus = handicap.clone();
+        no_bonus.set_rules(crate::go::rules::Rules {
+            handicap_bonus: crate::go::rules::HandicapBonus::Zero,
+            ..handicap.rules()
+        });
+        assert_ne!(
+            net_input_key(node, &handicap),
+            net_input_key(node, &no_bonus)
+        );
         // Fewer than five moves is part of the input too.
         let short = game_after(&[(4, 4)], 7.5);
         assert_ne!(net_input_key(node, &short), net_input_key(node, &a));

@@ -245,7 +245,8 @@ impl LeafEvaluator for NetworkLeaves {
         if leaf.terminal {
             // Two passes: the board is counted as it stands, as the net's
             // training games were (area scoring, every stone alive).
-            let margin = crate::go::score::area_margin_fast(leaf.board) as f64 - root.game.komi();
+            let margin =
+                crate::go::score::area_margin_fast(leaf.board) as f64 - root.game.effective_komi();
             let size = leaf.board.geometry().size() as f64;
             neutral(out);
             out.margin = margin;

@@ -30,7 +30,7 @@ pub use write::write_game;
 
 use crate::go::board::{Color, Geometry, Move, Point, MAX_SIZE};
 use crate::go::game::Game;
-use crate::go::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::rules::{Preset, Rules};
 
 /// The game information of a root node that matters for play.
 #[derive(Clone, Debug, PartialEq)]
@@ -508,43 +508,19 @@ fn parse_handicap(v: &[u8]) -> u32 {
         .unwrap_or(0)
 }
 
-/// The rules an `RU` value names: a preset name ([`Preset::from_name`]) or the
-/// compact form [`rules_to_text`] writes for other combinations
-/// (`koSITUATIONALscoreAREAsui1`, KataGo style).
+/// The rules an `RU` value names: a preset name ([`Preset::from_name`]) or
+/// KataGo's compact form ([`Rules::from_katago_compact`], which
+/// [`rules_to_text`] writes for other combinations:
+/// `koSITUATIONALscoreAREAtaxNONEsui1`).
 pub fn rules_from_text(text: &str) -> Option<Rules> {
     Preset::from_name(text)
         .map(Preset::rules)
-        .or_else(|| compact_rules(text))
-}
-
-fn compact_rules(text: &str) -> Option<Rules> {
-    let t = text.trim().to_ascii_lowercase();
-    let rest = t.strip_prefix("ko")?;
-    let ko_len = rest.find("score")?;
-    let ko = match &rest[..ko_len] {
-        "simple" => KoRule::Simple,
-        "positional" => KoRule::Positional,
-        "situational" => KoRule::Situational,
-        "naturalsituational" => KoRule::NaturalSituational,
-        _ => return None,
-    };
-    let rest = &rest[ko_len + "score".len()..];
-    let scoring = if rest.starts_with("area") {
-        Scoring::Area
-    } else if rest.starts_with("territory") {
-        Scoring::Territory
-    } else {
-        return None;
-    };
-    Some(Rules {
-        ko,
-        scoring,
-        suicide_allowed: rest.contains("sui1"),
-    })
+        .or_else(|| Rules::from_katago_compact(text).ok())
 }
 
 /// The `RU` value for `rules`: the SGF name of a preset when one matches
-/// (`Chinese`, `Japanese`, `AGA`, `NZ`, `Tromp-Taylor`), else the compact form.
+/// (`Chinese`, `Japanese`, `AGA`, `NZ`, `Tromp-Taylor`, `GOE`), else KataGo's
+/// compact form.
 pub fn rules_to_text(rules: Rules) -> String {
     if let Some(p) = Preset::ALL.into_iter().find(|p| p.rules() == rules) {
         return match p {
@@ -553,25 +529,17 @@ pub fn rules_to_text(rules: Rules) -> String {
             Preset::Aga => "AGA",
             Preset::NewZealand => "NZ",
             Preset::TrompTaylor => "Tromp-Taylor",
+            Preset::Goe => "GOE",
         }
         .to_owned();
     }
-    let ko = match rules.ko {
-        KoRule::Simple => "SIMPLE",
-        KoRule::Positional => "POSITIONAL",
-        KoRule::Situational => "SITUATIONAL",
-        KoRule::NaturalSituational => "NATURALSITUATIONAL",
-    };
-    let score = match rules.scoring {
-        Scoring::Area => "AREA",
-        Scoring::Territory => "TERRITORY",
-    };
-    format!("ko{ko}score{score}sui{}", u8::from(rules.suicide_allowed))
+    rules.to_katago_compact()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::rules::{HandicapBonus, KoRule, Scoring};
 
     fn record_steps(text: &str) -> Result<Vec<Step>, SgfError> {
         let c = parse(text.as_bytes())?;
@@ -750,15 +718,39 @@ mod tests {
         for ko in KoRule::ALL {
             for suicide_allowed in [false, true] {
                 for scoring in [Scoring::Area, Scoring::Territory] {
-                    let rules = Rules {
-                        ko,
-                        suicide_allowed,
-                        scoring,
-                    };
-                    assert_eq!(rules_from_text(&rules_to_text(rules)), Some(rules));
+                    for handicap_bonus in HandicapBonus::ALL {
+                        for friendly_pass_ok in [false, true] {
+                            let rules = Rules {
+                                ko,
+                                suicide_allowed,
+                                scoring,
+                                handicap_bonus,
+                                friendly_pass_ok,
+                            };
+                            assert_eq!(rules_from_text(&rules_to_text(rules)), Some(rules));
+                        }
+                    }
                 }
             }
         }
+        // What tengen wrote before the handicap bonus and the friendly pass:
+        // KataGo's defaults (0, false) for them.
+        assert_eq!(
+            rules_from_text("koSITUATIONALscoreAREAsui1"),
+            Some(Rules {
+                handicap_bonus: HandicapBonus::Zero,
+                friendly_pass_ok: false,
+                ..Preset::NewZealand.rules()
+            })
+        );
+        // As KataGo writes it.
+        assert_eq!(
+            rules_from_text("koSIMPLEscoreAREAtaxNONEsui0whbNfpok1"),
+            Some(Rules {
+                ko: KoRule::Simple,
+                ..Preset::Chinese.rules()
+            })
+        );
         assert_eq!(rules_from_text("martian"), None);
     }
 

@@ -131,6 +131,6 @@ impl<P: MovePolicy> LeafEvaluator for Classical<P> {
             root.max_playout_moves,
             |end| sum += crate::go::score::area_margin_fast(end) as f64,
         );
-        sum / MARGIN_PLAYOUTS as f64 - root.game.komi()
+        sum / MARGIN_PLAYOUTS as f64 - root.game.effective_komi()
     }
 }

@@ -27,8 +27,9 @@ pub struct Position {
     pub name: String,
     pub size: usize,
     pub komi: String,
-    /// KataGo-style JSON rules for `kata-set-rules`.
-    pub rules_json: String,
+    /// The GTP command that sets the rules: `kata-set-rules` with KataGo-style JSON, or
+    /// `kgs-rules NAME` (the `kgs` key).
+    pub rules_command: String,
     /// `(colour, vertex)` pairs.
     pub moves: Vec<(String, String)>,
 }
@@ -39,8 +40,8 @@ impl Position {
         let mut out = vec![
             format!("boardsize {}", self.size),
             "clear_board".to_string(),
+            self.rules_command.clone(),
             format!("komi {}", self.komi),
-            format!("kata-set-rules {}", self.rules_json),
         ];
         out.extend(self.moves.iter().map(|(c, v)| format!("play {c} {v}")));
         out
@@ -74,7 +75,7 @@ pub fn parse_positions(text: &str) -> Vec<Position> {
                     name: rest.to_string(),
                     size: 19,
                     komi: "7.5".into(),
-                    rules_json: String::new(),
+                    rules_command: String::new(),
                     moves: Vec::new(),
                 });
             }
@@ -86,7 +87,10 @@ pub fn parse_positions(text: &str) -> Vec<Position> {
                 match key {
                     "size" => p.size = rest.parse().unwrap_or_else(|_| panic!("{}", at())),
                     "komi" => p.komi = rest.to_string(),
-                    "rules" => p.rules_json = rules_json(rest, &at()),
+                    "rules" => {
+                        p.rules_command = format!("kata-set-rules {}", rules_json(rest, &at()))
+                    }
+                    "kgs" => p.rules_command = format!("kgs-rules {rest}"),
                     "moves" => {
                         let words: Vec<&str> = rest.split_whitespace().collect();
                         assert!(words.len().is_multiple_of(2), "{}: odd move list", at());

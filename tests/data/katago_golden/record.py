@@ -48,6 +48,7 @@ class Position:
         self.size = None
         self.komi = None
         self.rules = None
+        self.kgs = None
         self.moves = []
         self.symmetries = None
 
@@ -95,6 +96,11 @@ def read_positions(path):
                         or fields["suicide"] not in ("0", "1") or fields["scoring"] not in SCORING):
                     raise ValueError(where + ": bad rules line")
                 current.rules = fields
+            elif key == "kgs":
+                if rest not in ("chinese", "japanese", "aga", "new_zealand"):
+                    raise ValueError(where + ": kgs-rules name must be chinese, japanese, aga "
+                                     "or new_zealand")
+                current.kgs = rest
             elif key == "moves":
                 tokens = rest.split()
                 if len(tokens) % 2 != 0:
@@ -109,8 +115,10 @@ def read_positions(path):
                         s.isdigit() and int(s) < 8 for s in current.symmetries):
                     raise ValueError(where + ": bad symmetries")
             elif key == "end":
-                if None in (current.size, current.komi, current.rules, current.symmetries):
-                    raise ValueError(where + ": incomplete position " + current.name)
+                if None in (current.size, current.komi, current.symmetries) or (
+                        (current.rules is None) == (current.kgs is None)):
+                    raise ValueError(where + ": incomplete position " + current.name
+                                     + " (size, komi, symmetries, and rules or kgs)")
                 positions.append(current)
                 current = None
             else:
@@ -200,8 +208,12 @@ def main():
         for pos in positions:
             gtp.send("boardsize %d" % pos.size)
             gtp.send("clear_board")
+            if pos.kgs is not None:
+                # The rules by their KGS name, then the komi again.
+                gtp.send("kgs-rules " + pos.kgs)
+            else:
+                gtp.send("kata-set-rules " + pos.katago_rules())
             gtp.send("komi %g" % pos.komi)
-            gtp.send("kata-set-rules " + pos.katago_rules())
             for colour, vertex in pos.moves:
                 gtp.send("play %s %s" % (colour, vertex))
             for profile in args.profile or [None]:

@@ -14,6 +14,8 @@
 //!            post-processing (uses go/ for its inputs, nothing of search/).
 //! engine     the move-chooser contract between front ends and the search.
 //! gtp/       the GTP front end (protocol, commands, setup, analysis).
+//! analysis/  `tengen analysis`: KataGo's JSON analysis engine, a second front
+//!            end beside gtp/ over the same search (neither imports the other).
 //! sgf/       SGF reading, writing and `tengen check`.
 //! match_runner/  `tengen match`, with its GTP client (gtp_client).
 //! time, config, bench, clock_bench, log, memory, vertex: the clock, rule
@@ -30,6 +32,7 @@
 //! assert!(game.play(Color::White, Move::Play(p)).is_err());
 //! ```
 
+pub mod analysis;
 pub mod bench;
 pub mod clock_bench;
 pub mod config;

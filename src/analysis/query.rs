@@ -21,6 +21,11 @@ pub const MAX_BOARD_SIZE: usize = crate::nn::MAX_BOARD_SIZE;
 /// KataGo's bounds on `priority`.
 const MAX_PRIORITY: i64 = 0x3FFF_FFFF_FFFF_FFFF;
 
+/// The most `moves` (and `initialStones`) a query may have: far beyond any
+/// game, and small enough that replaying every turn stays quick (each
+/// analysed turn replays the moves before it).
+pub const MAX_MOVES: usize = 10_000;
+
 /// An error response: `{"error"}` alone (the line had no usable id) or
 /// `{"id","field","error"}`.
 #[derive(Clone, Debug, PartialEq)]
@@ -651,6 +656,15 @@ impl Reader<'_> {
         allow_pass: bool,
     ) -> Result<Vec<(Color, Move)>, Fault> {
         let items = v.as_array().ok_or_else(|| self.fault(field, MOVES_SHAPE))?;
+        if items.len() > MAX_MOVES {
+            return Err(self.fault(
+                field,
+                format!(
+                    "tengen takes at most {MAX_MOVES} entries here, not {}",
+                    items.len()
+                ),
+            ));
+        }
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             let (Some(who), Some(at)) = (
@@ -1084,6 +1098,9 @@ mod tests {
             assert_eq!(f.field.as_deref(), Some(field), "{line}: {f:?}");
             assert_eq!(f.id.as_deref(), Some("a"));
         }
+        let many = vec![r#"["B","pass"]"#; MAX_MOVES + 1].join(",");
+        let f = fault(&format!(r#"{{{BASE},"moves":[{many}]}}"#));
+        assert_eq!(f.field.as_deref(), Some("moves"), "{f:?}");
         let f = fault(
             r#"{"id":"a","moves":[["B","E5"],["W","E5"]],"rules":"chinese","boardXSize":9,"boardYSize":9}"#,
         );
@@ -1137,6 +1154,75 @@ mod tests {
         );
         assert_eq!(rules_name("stone_scoring").unwrap().0.ko, KoRule::Simple);
         assert_eq!(rules_name("new zealand").unwrap().1, 7.0);
+    }
+
+    /// Seeded mutations of valid queries (bytes flipped, cut, repeated,
+    /// numbers made huge or negative) never panic, and every query that
+    /// reads replays to a game.
+    #[test]
+    fn mutated_queries_never_panic() {
+        let seeds = [
+            format!(
+                r#"{{{BASE},"moves":[["B","E5"],["W","C3"],["B","pass"]],"analyzeTurns":[0,3],"komi":7.5,
+                "initialStones":[["W","A1"]],"priorities":[1,2],"includePolicy":true,"analysisPVLen":5,
+                "overrideSettings":{{"maxVisits":10,"humanSLProfile":"rank_3d"}},
+                "avoidMoves":[{{"player":"B","moves":["D4","(1,1)"],"untilDepth":2}}]}}"#
+            ),
+            r#"{"id":"t","action":"terminate","terminateId":"a","turnNumbers":[1]}"#.to_string(),
+            r#"{"id":"a","moves":[],"rules":{"ko":"POSITIONAL","komi":-3.5,"tax":"ALL"},"boardXSize":19,"boardYSize":19,"allowMoves":[{"player":"W","moves":["Q16"],"untilDepth":1}]}"#.to_string(),
+        ];
+        let pieces: [&str; 12] = [
+            "-1",
+            "1e308",
+            "99999999999999999999",
+            "\"",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            "null",
+            "\"pass\"",
+            "4294967296",
+        ];
+        let settings = EngineSettings::default();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut read = 0;
+        for round in 0..100_000 {
+            let mut line = seeds[round % seeds.len()].clone().into_bytes();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() as usize) % (line.len() + 1);
+                match next() % 4 {
+                    0 if at < line.len() => line[at] = (next() % 128) as u8,
+                    1 => line.truncate(at),
+                    2 => {
+                        let p = pieces[(next() as usize) % pieces.len()].as_bytes();
+                        line.splice(at..at, p.iter().copied());
+                    }
+                    _ => {
+                        let len = ((next() as usize) % 40).min(line.len() - at.min(line.len()));
+                        let copy: Vec<u8> = line[at..at + len].to_vec();
+                        line.splice(at..at, copy);
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&line);
+            let mut w = Vec::new();
+            if let Ok(Request::Analyze(q)) = parse(&text, &cx(&settings), &mut w) {
+                read += 1;
+                for &(t, _) in &q.turns {
+                    q.game_at(t);
+                }
+                q.excluded(Color::Black);
+            }
+        }
+        assert!(read > 100, "some mutations still read: {read}");
     }
 
     #[test]

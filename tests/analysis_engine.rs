@@ -612,3 +612,56 @@ fn actions_echo_the_query() {
     );
     assert!(e.finish().is_empty());
 }
+
+/// The `policy` of a response is the net's, as tengen's `kata-raw-nn 0`
+/// gives it for the same position (within 1e-4; −1 where it says NAN).
+#[test]
+fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let Some(mut e) = Analysis::start("maxVisits = 5\n") else {
+        return;
+    };
+    let moves = [("B", "E5"), ("W", "C3"), ("B", "G7")];
+    let mut q = query("p", 9, &moves);
+    q["rules"] = json!("chinese");
+    q["komi"] = json!(7);
+    q["includePolicy"] = json!(true);
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "p")).pop().unwrap();
+    let policy: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
+    let mut gtp = common::Engine::spawn(&["--model", net.to_str().unwrap()]);
+    gtp.ok("boardsize 9");
+    gtp.ok("komi 7");
+    for (c, v) in moves {
+        gtp.ok(&format!("play {c} {v}"));
+    }
+    let raw = gtp.ok("kata-raw-nn 0");
+    // `NAN` (an illegal point) reads as NaN: the analysis engine says -1.
+    let number = |t: &str| {
+        t.parse::<f64>()
+            .ok()
+            .filter(|v| !v.is_nan())
+            .unwrap_or(-1.0)
+    };
+    let mut lines = raw.lines();
+    let mut expected = Vec::new();
+    while let Some(l) = lines.next() {
+        if l.trim() == "policy" {
+            for row in lines.by_ref().take(9) {
+                expected.extend(row.split_whitespace().map(number));
+            }
+        } else if let Some(pass) = l.trim().strip_prefix("policyPass") {
+            expected.push(number(pass.trim()));
+        }
+    }
+    assert_eq!(expected.len(), 82, "{raw}");
+    assert_eq!(policy.len(), 82);
+    for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "point {i}: analysis {a}, kata-raw-nn {b}"
+        );
+    }
+}

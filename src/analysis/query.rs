@@ -694,14 +694,19 @@ impl Reader<'_> {
         let (rules, komi, ignored) = match v {
             Value::String(s) if s.trim_start().starts_with('{') => {
                 match serde_json::from_str::<Value>(s) {
-                    Ok(Value::Object(o)) => rules_object(&o),
+                    Ok(Value::Object(o)) => {
+                        rules_object(&o).map_err(|_| format!("Could not parse rules: {}", clip(s)))
+                    }
                     _ => Err(format!("Could not parse rules: {s}")),
                 }
             }
             Value::String(s) => rules_name(s)
                 .map(|(r, k)| (r, k, Vec::new()))
                 .ok_or_else(|| format!("Could not parse rules: {s}")),
-            Value::Object(o) => rules_object(o),
+            Value::Object(o) => rules_object(o).map_err(|_| {
+                // KataGo's text, whatever the reason.
+                format!("Could not parse rules: {}", clip(&v.to_string()))
+            }),
             _ => Err(RULES_SHAPE.to_string()),
         }
         .map_err(|e| self.fault("rules", e))?;
@@ -1150,7 +1155,7 @@ mod tests {
                 r#"{"id":"a","moves":[],"rules":{"colour":"red"},"boardXSize":9,"boardYSize":9}"#
             )
             .message,
-            "Unknown rules option: colour"
+            r#"Could not parse rules: {"colour":"red"}"#
         );
         assert_eq!(rules_name("stone_scoring").unwrap().0.ko, KoRule::Simple);
         assert_eq!(rules_name("new zealand").unwrap().1, 7.0);

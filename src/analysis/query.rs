@@ -11,7 +11,7 @@
 use super::settings::{EngineSettings, SearchSettings};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
-use crate::go::rules::{KoRule, Preset, Rules, Scoring};
+use crate::go::rules::{HandicapBonus, KataGoFields, KoRule, Preset, Rules, Scoring};
 use crate::vertex::{parse_color, Vertex};
 use serde_json::{Map, Value};
 
@@ -476,24 +476,17 @@ impl Reader<'_> {
                 return Err(self.fault("komi", KOMI_RANGE));
             }
         }
+        let mut rules = rules;
         if let Some(v) = self.get("whiteHandicapBonus") {
-            let Some(text) = v.as_str() else {
-                return Err(self.fault("whiteHandicapBonus", "Must be a string"));
-            };
-            match text {
-                "0" => {}
-                "N" | "N-1" => self.warn(
-                    warnings,
+            let bonus = v
+                .as_str()
+                .ok_or_else(|| self.fault("whiteHandicapBonus", "Must be a string"))?;
+            rules.handicap_bonus = bonus.parse::<HandicapBonus>().map_err(|_| {
+                self.fault(
                     "whiteHandicapBonus",
-                    format!("tengen ignores whiteHandicapBonus {text}: no bonus is counted"),
-                ),
-                _ => {
-                    return Err(self.fault(
-                        "whiteHandicapBonus",
-                        format!("Could not parse white handicap bonus rule: {text}"),
-                    ))
-                }
-            }
+                    format!("Could not parse white handicap bonus rule: {bonus}"),
+                )
+            })?;
         }
 
         let mut settings = cx.settings.search.clone();
@@ -691,22 +684,24 @@ impl Reader<'_> {
 
     /// The rules and their default komi.
     fn rules(&self, v: &Value, warnings: &mut Vec<Warning>) -> Result<(Rules, f64), Fault> {
+        // KataGo's text whatever the reason (tengen's reason goes after it).
+        let unreadable = |text: &str, why: String| {
+            let why = if why.is_empty() {
+                why
+            } else {
+                format!(" ({why})")
+            };
+            format!("Could not parse rules: {}{why}", clip(text))
+        };
         let (rules, komi, ignored) = match v {
             Value::String(s) if s.trim_start().starts_with('{') => {
                 match serde_json::from_str::<Value>(s) {
-                    Ok(Value::Object(o)) => {
-                        rules_object(&o).map_err(|_| format!("Could not parse rules: {}", clip(s)))
-                    }
-                    _ => Err(format!("Could not parse rules: {s}")),
+                    Ok(Value::Object(o)) => rules_object(&o).map_err(|why| unreadable(s, why)),
+                    _ => Err(unreadable(s, String::new())),
                 }
             }
-            Value::String(s) => rules_name(s)
-                .map(|(r, k)| (r, k, Vec::new()))
-                .ok_or_else(|| format!("Could not parse rules: {s}")),
-            Value::Object(o) => rules_object(o).map_err(|_| {
-                // KataGo's text, whatever the reason.
-                format!("Could not parse rules: {}", clip(&v.to_string()))
-            }),
+            Value::String(s) => rules_name(s).ok_or_else(|| unreadable(s, String::new())),
+            Value::Object(o) => rules_object(o).map_err(|why| unreadable(&v.to_string(), why)),
             _ => Err(RULES_SHAPE.to_string()),
         }
         .map_err(|e| self.fault("rules", e))?;
@@ -715,7 +710,7 @@ impl Reader<'_> {
                 warnings,
                 "rules",
                 format!(
-                    "tengen ignores these parts of the rules: {}",
+                    "tengen does not play these parts of the rules, using the rules without them: {}",
                     ignored.join(", ")
                 ),
             );
@@ -849,105 +844,96 @@ pub fn parse_location(text: &str, geometry: Geometry) -> Option<Move> {
     Vertex::parse(t)?.to_move(geometry)
 }
 
-/// KataGo's default: a start with two or more black stones and no white one
-/// is a handicap game, White to move.
+/// KataGo's default: a start with handicap stones (two or more black
+/// stones, no white one) has White to move.
 fn handicap_stones(stones: &[(Point, Color)]) -> bool {
     let mut board: Vec<(Point, Color)> = Vec::new();
     for &(p, c) in stones {
         board.retain(|&(q, _)| q != p);
         board.push((p, c));
     }
-    let black = board.iter().filter(|(_, c)| *c == Color::Black).count();
-    black >= 2 && board.iter().all(|(_, c)| *c == Color::Black)
+    let count = |color| board.iter().filter(|(_, c)| *c == color).count() as u32;
+    crate::go::handicap::count_katago(count(Color::Black), count(Color::White), 0) > 0
 }
 
 /// A rule-set name as KataGo's clients send it, read by tengen's presets
-/// (note: tengen's `chinese` is positional superko, KataGo's simple ko),
-/// and KataGo's `stone-scoring` and `ancient-*` names; with the default komi.
-fn rules_name(name: &str) -> Option<(Rules, f64)> {
+/// (each with KataGo's handicap bonus and friendly pass; note that tengen's
+/// `chinese` is positional superko, KataGo's simple ko), and KataGo's
+/// `stone-scoring` and `ancient-*` names; with the default komi, and the
+/// parts tengen does not play (their tax).
+fn rules_name(name: &str) -> Option<(Rules, f64, Vec<String>)> {
     let t: String = name
         .trim()
         .to_ascii_lowercase()
         .chars()
         .filter(|c| !matches!(c, '-' | '_' | ' '))
         .collect();
+    let tax_all = || vec!["tax ALL".to_string()];
     match t.as_str() {
         "stonescoring" | "ancientarea" => {
             let rules = Rules {
                 ko: KoRule::Simple,
+                handicap_bonus: HandicapBonus::Zero,
                 ..Preset::Chinese.rules()
             };
-            Some((rules, 7.5))
+            Some((rules, 7.5, tax_all()))
         }
-        "ancientterritory" => Some((Preset::Japanese.rules(), 6.5)),
-        _ => Preset::from_name(name).map(|p| (p.rules(), p.default_komi())),
+        "ancientterritory" => Some((Preset::Japanese.rules(), 6.5, tax_all())),
+        _ => Preset::from_name(name)
+            .map(|p| (p.rules(), p.default_komi(), Vec::new()))
+            .or_else(|| {
+                let r = Rules::from_katago_compact(name).ok()?;
+                let komi = if r.scoring == Scoring::Territory {
+                    6.5
+                } else {
+                    7.5
+                };
+                Some((r, komi, Vec::new()))
+            }),
     }
 }
 
-/// KataGo's JSON rules: Tromp-Taylor unless keys say otherwise; `ko`,
-/// `score`/`scoring`, `suicide`, `komi` are used; `tax`, `hasButton`,
-/// `whiteHandicapBonus`, `friendlyPassOk` accepted (the parts that change a
-/// count are named in the third value); any other key is an error, as in KataGo.
+/// KataGo's JSON rules, read by [`KataGoFields`] (Tromp-Taylor unless keys
+/// say otherwise), plus `komi`. A button or a tax tengen does not play is
+/// left out and named in the third value (KataGo too plays what its net
+/// supports and warns); any other unknown key or value is an error.
 fn rules_object(o: &Map<String, Value>) -> Result<(Rules, f64, Vec<String>), String> {
-    let bad = || {
-        format!(
-            "Could not parse rules: {}",
-            clip(&Value::Object(o.clone()).to_string())
-        )
-    };
-    let mut rules = Preset::TrompTaylor.rules();
+    let mut fields = KataGoFields::new();
     let mut komi = None;
+    let mut tax = None;
     let mut button = false;
-    let mut ignored = Vec::new();
     for (key, value) in o {
-        let text = value.as_str();
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => n.to_string(),
+            _ => return Err(format!("{key}: {value} is no rules value")),
+        };
         match key.as_str() {
-            "ko" => {
-                rules.ko = match text.map(str::to_ascii_uppercase).as_deref() {
-                    Some("SIMPLE") | Some("SPIGHT") => KoRule::Simple,
-                    Some("POSITIONAL") => KoRule::Positional,
-                    Some("SITUATIONAL") => KoRule::Situational,
-                    _ => return Err(bad()),
-                }
-            }
-            "score" | "scoring" => {
-                rules.scoring = match text.map(str::to_ascii_uppercase).as_deref() {
-                    Some("AREA") => Scoring::Area,
-                    Some("TERRITORY") => Scoring::Territory,
-                    _ => return Err(bad()),
-                }
-            }
-            "suicide" => rules.suicide_allowed = value.as_bool().ok_or_else(bad)?,
-            "hasButton" => {
-                button = value.as_bool().ok_or_else(bad)?;
-                if button {
-                    ignored.push("hasButton".to_string());
-                }
-            }
-            "friendlyPassOk" => {
-                value.as_bool().ok_or_else(bad)?;
-            }
-            "tax" => match text.map(str::to_ascii_uppercase).as_deref() {
-                Some("NONE") | Some("SEKI") => {}
-                Some("ALL") => ignored.push("tax ALL".to_string()),
-                _ => return Err(bad()),
-            },
-            "whiteHandicapBonus" => match text {
-                Some("0") => {}
-                Some(t @ ("N" | "N-1")) => ignored.push(format!("whiteHandicapBonus {t}")),
-                _ => return Err(bad()),
-            },
             "komi" => {
                 let k = value
                     .as_f64()
                     .filter(|k| (-400.0..=400.0).contains(k) && (k * 2.0).fract() == 0.0)
-                    .ok_or_else(|| {
-                        "Komi value is not a half-integer or is too extreme".to_string()
-                    })?;
+                    .ok_or("Komi value is not a half-integer or is too extreme")?;
                 komi = Some(k);
             }
-            _ => return Err(format!("Unknown rules option: {key}")),
+            "tax" => tax = Some(text.to_ascii_uppercase()),
+            "hasButton" => button = value.as_bool().ok_or("hasButton must be true or false")?,
+            _ => fields.set(key, &text)?,
         }
+    }
+    // The tax is read (and checked) last, once the scoring is known.
+    let rules = fields.finish()?;
+    let mut ignored = Vec::new();
+    if let Some(tax) = tax {
+        let mut probe = fields;
+        probe.set("tax", &tax)?;
+        if probe.finish().is_err() {
+            ignored.push(format!("tax {tax}"));
+        }
+    }
+    if button {
+        ignored.push("hasButton".to_string());
     }
     let komi = komi.unwrap_or(match (rules.scoring, button) {
         (Scoring::Territory, _) => 6.5,
@@ -1150,15 +1136,55 @@ mod tests {
             r#"{"id":"a","moves":[],"rules":"{\"hasButton\":true}","boardXSize":9,"boardYSize":9}"#,
         );
         assert_eq!(w[0].field, "rules");
-        assert_eq!(
-            fault(
-                r#"{"id":"a","moves":[],"rules":{"colour":"red"},"boardXSize":9,"boardYSize":9}"#
-            )
-            .message,
-            r#"Could not parse rules: {"colour":"red"}"#
+        let f = fault(
+            r#"{"id":"a","moves":[],"rules":{"colour":"red"},"boardXSize":9,"boardYSize":9}"#,
+        );
+        assert!(
+            f.message
+                .starts_with(r#"Could not parse rules: {"colour":"red"}"#),
+            "{f:?}"
         );
         assert_eq!(rules_name("stone_scoring").unwrap().0.ko, KoRule::Simple);
         assert_eq!(rules_name("new zealand").unwrap().1, 7.0);
+        // The handicap bonus: the preset's, the object's, the query's field.
+        let bonus = |line: &str| query(line).rules.handicap_bonus;
+        assert_eq!(
+            bonus(&format!(r#"{{{BASE},"moves":[],"rules":"aga"}}"#)),
+            HandicapBonus::NMinusOne
+        );
+        assert_eq!(
+            bonus(
+                r#"{"id":"a","moves":[],"rules":{"whiteHandicapBonus":"N","friendlyPassOk":true},"boardXSize":9,"boardYSize":9}"#
+            ),
+            HandicapBonus::N
+        );
+        assert_eq!(
+            bonus(&format!(
+                r#"{{{BASE},"moves":[],"whiteHandicapBonus":"N-1"}}"#
+            )),
+            HandicapBonus::NMinusOne
+        );
+        assert_eq!(
+            fault(&format!(
+                r#"{{{BASE},"moves":[],"whiteHandicapBonus":"2N"}}"#
+            ))
+            .field
+            .as_deref(),
+            Some("whiteHandicapBonus")
+        );
+        // KataGo's compact form, and a tax tengen does not play (a warning).
+        let q = query(
+            r#"{"id":"a","moves":[],"rules":"koSITUATIONALscoreAREAtaxNONEsui1whbN-1","boardXSize":9,"boardYSize":9}"#,
+        );
+        assert_eq!(
+            (q.rules.ko, q.rules.suicide_allowed),
+            (KoRule::Situational, true)
+        );
+        let (r, w) = run(
+            r#"{"id":"a","moves":[],"rules":{"scoring":"AREA","tax":"ALL"},"boardXSize":9,"boardYSize":9}"#,
+        );
+        assert!(matches!(r, Ok(Request::Analyze(_))));
+        assert!(w[0].message.contains("tax ALL"), "{w:?}");
     }
 
     /// Seeded mutations of valid queries (bytes flipped, cut, repeated,

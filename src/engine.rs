@@ -60,6 +60,9 @@ pub struct MoveInfo {
     pub utility: f64,
     /// Principal variation, starting with `mv`.
     pub pv: Vec<Move>,
+    /// Visits of each move of `pv` (the edge's, as `visits` counts them);
+    /// empty when the engine keeps none.
+    pub pv_visits: Vec<u64>,
 }
 
 /// A snapshot of a search.
@@ -187,6 +190,7 @@ impl Engine for RandomEngine {
                 score_stdev: 0.0,
                 utility: 0.0,
                 pv: vec![mv],
+                pv_visits: vec![1],
             }],
             visits: 1,
             winrate: 0.5,

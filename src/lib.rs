@@ -13,11 +13,14 @@
 //! nn/        KataGo network files, the forward pass, the input features and
 //!            post-processing (uses go/ for its inputs, nothing of search/).
 //! engine     the move-chooser contract between front ends and the search.
-//! gtp/       the GTP front end (protocol, vertex, commands, setup, analysis).
+//! gtp/       the GTP front end (protocol, commands, setup, analysis).
+//! analysis/  `tengen analysis`: KataGo's JSON analysis engine, a second front
+//!            end beside gtp/ over the same search (neither imports the other).
 //! sgf/       SGF reading, writing and `tengen check`.
 //! match_runner/  `tengen match`, with its GTP client (gtp_client).
-//! time, config, bench, clock_bench, log, memory: the clock, rule flags,
-//!            benchmarks, stderr lines, the machine's memory.
+//! time, config, bench, clock_bench, log, memory, vertex: the clock, rule
+//!            flags, benchmarks, stderr lines, the machine's memory, vertex
+//!            text (`D4`, shared by both front ends).
 //! ```
 //!
 //! ```
@@ -29,6 +32,7 @@
 //! assert!(game.play(Color::White, Move::Play(p)).is_err());
 //! ```
 
+pub mod analysis;
 pub mod bench;
 pub mod clock_bench;
 pub mod config;
@@ -42,6 +46,7 @@ pub mod nn;
 pub mod search;
 pub mod sgf;
 pub mod time;
+pub mod vertex;
 
 pub use go::board::{Board, Color, Geometry, Move, Point, Stone};
 pub use go::game::{Game, IllegalMove, Turn};

@@ -195,6 +195,16 @@ enum Command {
     /// Play two GTP engines against each other (colours alternate) and print
     /// one line per game and engine A's win rate with a 95% interval.
     Match(tengen::match_runner::MatchArgs),
+    /// KataGo's JSON analysis engine on stdin/stdout, for KaTrain and review
+    /// tools: `tengen analysis -model NET -config FILE [-override-config
+    /// k=v,…] [-human-model NET] [-quit-without-waiting]` (KataGo's
+    /// one-dash flags).
+    #[command(disable_help_flag = true)]
+    Analysis {
+        /// KataGo's flags, read by the analysis engine itself.
+        #[arg(num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
+        args: Vec<String>,
+    },
 }
 
 /// `--score-weight`: 0 to 0.5. Above 0.5 a playout lost by a wide margin
@@ -520,6 +530,21 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     tengen::log_line!("tengen match: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(Command::Analysis { args }) => {
+            let result =
+                tengen::analysis::parse_args(&args).and_then(|o| tengen::analysis::run(&o));
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e == tengen::analysis::USAGE => {
+                    println!("{e}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    tengen::log_line!("tengen analysis: {e}");
                     ExitCode::FAILURE
                 }
             }

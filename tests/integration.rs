@@ -10,6 +10,8 @@
 // was a binary of its own: those helpers are compiled once per file using them.
 #![allow(clippy::duplicate_mod)]
 
+#[path = "analysis_engine.rs"]
+mod analysis_engine;
 #[path = "gtp_analysis.rs"]
 mod gtp_analysis;
 #[path = "gtp_clients.rs"]

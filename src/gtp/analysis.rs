@@ -290,6 +290,7 @@ mod tests {
             score_stdev: 12.0,
             utility: 0.2,
             pv: vec![mv, p(2, 2), Move::Pass],
+            pv_visits: vec![10, 5, 2],
         };
         Report {
             moves: vec![info(p(3, 5), 0.56789), info(Move::Pass, 1.0)],

@@ -14,7 +14,8 @@
 //! Responses go to the output only from here (`=`/`?` framing in
 //! [`protocol`]); diagnostics go to stderr, never to stdout.
 //!
-//! Layout: [`protocol`] (framing, no Go), [`vertex`] (text ↔ points),
+//! Layout: [`protocol`] (framing, no Go), [`vertex`] (text ↔ points, shared
+//! with the analysis engine: `crate::vertex`),
 //! [`commands`] (the command table and the handlers of play), [`setup`]
 //! (clock, rules, handicap and SGF commands), [`analysis`] (analysis output
 //! formats).
@@ -24,7 +25,7 @@ pub mod commands;
 pub mod network;
 pub mod protocol;
 pub mod setup;
-pub mod vertex;
+pub use crate::vertex;
 
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
 use crate::go::board::{Color, Geometry, Move};

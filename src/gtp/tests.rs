@@ -102,6 +102,7 @@ impl Engine for SlowEngine {
                 score_stdev: 0.0,
                 utility: 0.0,
                 pv: vec![Move::Play(p)],
+                pv_visits: vec![1],
             }],
             ..Report::default()
         };
@@ -383,6 +384,7 @@ fn best_moves_labels_leave_the_variation_numbers_readable() {
         score_stdev: 0.0,
         utility: 2.0 * winrate - 1.0,
         pv: pv.iter().map(|v| at(v)).collect(),
+        pv_visits: Vec::new(),
     };
     let report = Report {
         moves: vec![

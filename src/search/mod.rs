@@ -72,6 +72,9 @@ pub const RESIGN_BEHIND: f64 = 10.0;
 /// Playouts per move when neither the limits nor the configuration give any.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
+/// Moves in a reported principal variation, at most.
+pub const MAX_PV: usize = 16;
+
 /// Everything that shapes the search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
@@ -213,9 +216,22 @@ impl MctsEngine {
     /// # Errors
     /// The table's memory cannot be had.
     pub fn with_network(config: SearchConfig, net: Arc<Network>) -> Result<MctsEngine, String> {
+        MctsEngine::with_network_cache(config, net, Arc::new(Mutex::new(NetCache::new())))
+    }
+
+    /// Like [`MctsEngine::with_network`], with an evaluation cache shared with
+    /// other engines on the same net (the analysis engine's parallel searches).
+    ///
+    /// # Errors
+    /// The table's memory cannot be had.
+    pub fn with_network_cache(
+        config: SearchConfig,
+        net: Arc<Network>,
+        cache: Arc<Mutex<NetCache>>,
+    ) -> Result<MctsEngine, String> {
         let network = NetworkParts {
             net,
-            cache: Arc::new(Mutex::new(NetCache::new())),
+            cache,
             threads: Vec::new(),
         };
         MctsEngine::build(config, Some(network))
@@ -270,6 +286,42 @@ impl MctsEngine {
             .map(|s| (s, t.table.node(s).visits()))
     }
 
+    /// Searches `game` for `color` until a limit of `limits` is reached (no
+    /// limit: until `stop` is set), never stopping early, and returns the
+    /// final report; `progress` gets a report every `interval`, not the final
+    /// one. The root never plays the points of `excluded` (they are not
+    /// reported either). For analysis front ends (KataGo's JSON engine).
+    #[allow(clippy::too_many_arguments)]
+    pub fn analyze_within(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: Limits,
+        excluded: &[Point],
+        interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) -> Report {
+        let rule = StopRule {
+            playouts: limits.playouts,
+            time: limits.time,
+            early: false,
+        };
+        let root_moves = RootMoves {
+            excluded,
+            report_at_end: false,
+        };
+        self.search_root(game, color, rule, root_moves, stop, interval, progress)
+    }
+
+    /// Forgets the search tree but keeps the network's evaluation cache, so
+    /// the next search starts from no visits (what `clear` does to the tree
+    /// alone).
+    pub fn clear_tree(&mut self) {
+        lock(&self.tree).table.clear();
+        self.final_ownership = None;
+    }
+
     /// Makes sure there are `n` evaluators of the kind that searches `game`.
     fn ensure_evaluators(&mut self, n: usize, game: &Game) {
         let use_network = self.network_for(game);
@@ -294,12 +346,33 @@ impl MctsEngine {
         }
     }
 
-    /// Searches `game` for `color` under `rule`, reporting every `interval`.
+    /// Searches `game` for `color` under `rule`, reporting every `interval`
+    /// and at the end.
     fn search(
         &mut self,
         game: &Game,
         color: Color,
         rule: StopRule,
+        stop: &AtomicBool,
+        interval: Duration,
+        progress: &mut dyn FnMut(&Report),
+    ) -> Report {
+        let root_moves = RootMoves {
+            excluded: &[],
+            report_at_end: true,
+        };
+        self.search_root(game, color, rule, root_moves, stop, interval, progress)
+    }
+
+    /// [`MctsEngine::search`] with the root's moves and the last report as
+    /// `root_moves` says.
+    #[allow(clippy::too_many_arguments)]
+    fn search_root(
+        &mut self,
+        game: &Game,
+        color: Color,
+        rule: StopRule,
+        root_moves: RootMoves<'_>,
         stop: &AtomicBool,
         interval: Duration,
         progress: &mut dyn FnMut(&Report),
@@ -314,6 +387,7 @@ impl MctsEngine {
             rule,
             stop,
             interval,
+            root_moves,
         };
         self.searches += 1;
         match &mut self.network {
@@ -334,6 +408,16 @@ struct Search<'a> {
     rule: StopRule,
     stop: &'a AtomicBool,
     interval: Duration,
+    root_moves: RootMoves<'a>,
+}
+
+/// What a search may play at the root, and whether its last report goes to
+/// `progress` too.
+#[derive(Clone, Copy)]
+struct RootMoves<'a> {
+    /// Board plays the root never searches (nor reports).
+    excluded: &'a [Point],
+    report_at_end: bool,
 }
 
 impl Search<'_> {
@@ -347,6 +431,11 @@ impl Search<'_> {
         let (cfg, tree, stop) = (self.cfg, self.tree, self.stop);
         let start = Instant::now();
         let mut root = Root::new(self.game, self.color, cfg);
+        for p in self.root_moves.excluded {
+            if let Some(legal) = root.legal.get_mut(p.index()) {
+                *legal = false;
+            }
+        }
         let table_margin = {
             let t = lock(tree);
             t.table
@@ -409,7 +498,9 @@ impl Search<'_> {
             done.store(true, Ordering::Relaxed);
         });
         let report = MctsEngine::report(&lock(tree), &root, cfg, exact);
-        progress(&report);
+        if self.root_moves.report_at_end {
+            progress(&report);
+        }
         report
     }
 }
@@ -517,8 +608,9 @@ impl MctsEngine {
                     (sign * node.score(), sign * lead, node.score_stdev())
                 });
                 let mut pv = vec![mcts::point_move(e.point)];
+                let mut pv_visits = vec![e.visits as u64];
                 if let Some(c) = child {
-                    Self::principal_variation(&t.table, c, &mut pv);
+                    Self::principal_variation(&t.table, c, &mut pv, &mut pv_visits);
                 }
                 let variance = child.map_or(0.0, |c| {
                     let node = t.table.node(c);
@@ -545,6 +637,7 @@ impl MctsEngine {
                     score_stdev: stdev,
                     utility: utility(e.child_q as f64),
                     pv,
+                    pv_visits,
                 };
                 (info, value_lcb)
             })
@@ -565,9 +658,15 @@ impl MctsEngine {
         report
     }
 
-    /// Extends `pv` by following the most visited edges from `slot`.
-    fn principal_variation(table: &tt::Table, mut slot: u32, pv: &mut Vec<Move>) {
-        while pv.len() < 16 {
+    /// Extends `pv` by following the most visited edges from `slot`, and
+    /// `visits` by those edges' visits.
+    fn principal_variation(
+        table: &tt::Table,
+        mut slot: u32,
+        pv: &mut Vec<Move>,
+        visits: &mut Vec<u64>,
+    ) {
+        while pv.len() < MAX_PV {
             let best = table
                 .edges(slot)
                 .iter()
@@ -575,6 +674,7 @@ impl MctsEngine {
                 .max_by_key(|e| e.visits);
             let Some(e) = best else { break };
             pv.push(mcts::point_move(e.point));
+            visits.push(e.visits as u64);
             match table.find(e.child_key, e.child_slot) {
                 Some(c) if c != slot => slot = c,
                 _ => break,
@@ -1072,6 +1172,45 @@ mod tests {
             root.is_some_and(|r| t.table.node(r).is_expanded()),
             "the root keeps its edges"
         );
+    }
+
+    /// `analyze_within` (the analysis engine's search): the excluded root
+    /// moves are neither searched nor reported, the visit limit holds (up to
+    /// one batch), `progress` never sees the final report, and each PV
+    /// comes with its visits.
+    #[test]
+    fn analyze_within_excludes_root_moves_and_keeps_the_last_report() {
+        let g = Geometry::new(5).unwrap();
+        let game = Game::new(g, Preset::Chinese.rules(), 0.5);
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 4,
+            ..SearchConfig::default()
+        });
+        let excluded: Vec<Point> = g.points().filter(|p| p.x() == 2).collect();
+        let limits = Limits {
+            playouts: Some(400),
+            time: None,
+        };
+        let mut calls = 0;
+        let report = engine.analyze_within(
+            &game,
+            Color::Black,
+            limits,
+            &excluded,
+            Duration::MAX,
+            &AtomicBool::new(false),
+            &mut |_| calls += 1,
+        );
+        assert_eq!(calls, 0, "no interval passed, and the end is not reported");
+        assert!((400..400 + 8).contains(&engine.last_playouts()));
+        assert!(!report.moves.is_empty());
+        for m in &report.moves {
+            assert!(!matches!(m.mv, Move::Play(p) if p.x() == 2), "{:?}", m.mv);
+            assert_eq!(m.pv_visits.len(), m.pv.len());
+            assert_eq!(m.pv_visits[0], m.visits);
+        }
+        engine.clear_tree();
+        assert!(engine.node_of(&game, Color::Black).is_none());
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! GTP vertices and colours as text: `D4`, `j11`, `pass`, `B`, `white`.
+//! GTP vertices and colours as text: `D4`, `j11`, `pass`, `B`, `white`, as
+//! both front ends read and write them (GTP, and KataGo's JSON analysis
+//! protocol, which uses the same vertices).
 //!
 //! Columns are the letters A–Z without I (so at most 25), rows are numbered
 //! from 1 at the **bottom**; tengen's [`Point`] counts rows from the top, so

@@ -1,0 +1,449 @@
+//! Output lines of the analysis protocol: a search [`Report`] and the
+//! network's view of the root turned into KataGo's response object, and the
+//! error, warning and `noResults` lines.
+//!
+//! Values are from the query's `reportAnalysisWinratesAs` point of view and
+//! rounded to 8 significant digits, as KataGo rounds them. Fields tengen has
+//! no exact figure for are approximated, never invented: `weight`,
+//! `edgeWeight` and `playSelectionValue` are the visits (tengen weighs every
+//! visit alike), `utilityLcb` is the utility moved by the same margin as
+//! `lcb`, `pvVisits` and `pvEdgeVisits` are both the edge visits along the
+//! variation, and `thisHash`/`symHash` are tengen's own position hashes
+//! (equal positions, and for `symHash` symmetric ones, give equal strings;
+//! the values differ from KataGo's).
+
+use super::query::{Fault, Query, Warning};
+use crate::engine::{MoveInfo, Report};
+use crate::go::board::{Board, Color, Move};
+use crate::nn::NetEval;
+use crate::vertex::format_move;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One analysed turn as the worker knows it.
+pub struct Turn<'a> {
+    pub query: &'a Query,
+    pub turn: usize,
+    pub board: &'a Board,
+    pub to_move: Color,
+    /// The main net's evaluation of the root, from `to_move`'s view.
+    pub root: Option<&'a NetEval>,
+    /// The human-SL net's, when there is one and a profile.
+    pub human: Option<&'a NetEval>,
+    /// Black's ownership after each move (`includeMovesOwnership`), by point
+    /// order.
+    pub moves_ownership: &'a [(Move, Vec<f32>)],
+    /// [`position_hashes`] of the root.
+    pub hashes: (String, String),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Analysis {
+    id: String,
+    turn_number: usize,
+    is_during_search: bool,
+    move_infos: Vec<MoveInfoJson>,
+    root_info: RootInfo,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ownership: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    human_policy: Option<Vec<f64>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MoveInfoJson {
+    #[serde(rename = "move")]
+    mv: String,
+    visits: u64,
+    edge_visits: u64,
+    weight: f64,
+    edge_weight: f64,
+    winrate: f64,
+    score_mean: f64,
+    score_selfplay: f64,
+    score_lead: f64,
+    score_stdev: f64,
+    prior: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    human_prior: Option<f64>,
+    utility: f64,
+    lcb: f64,
+    utility_lcb: f64,
+    order: usize,
+    play_selection_value: f64,
+    pv: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pv_visits: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pv_edge_visits: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ownership: Option<Vec<f64>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RootInfo {
+    winrate: f64,
+    score_lead: f64,
+    score_selfplay: f64,
+    score_stdev: f64,
+    utility: f64,
+    visits: u64,
+    weight: f64,
+    this_hash: String,
+    sym_hash: String,
+    current_player: &'static str,
+    #[serde(flatten)]
+    raw: Option<RawInfo>,
+    #[serde(flatten)]
+    human: Option<HumanInfo>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawInfo {
+    raw_winrate: f64,
+    raw_lead: f64,
+    raw_score_selfplay: f64,
+    raw_score_selfplay_stdev: f64,
+    raw_no_result_prob: f64,
+    raw_st_wr_error: f64,
+    raw_st_score_error: f64,
+    raw_var_time_left: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HumanInfo {
+    human_winrate: f64,
+    human_score_mean: f64,
+    human_score_stdev: f64,
+    human_st_wr_error: f64,
+    human_st_score_error: f64,
+}
+
+/// `x` to 8 significant digits; 0 for what is not a finite number (JSON has
+/// no NaN).
+pub fn round8(x: f64) -> f64 {
+    if !x.is_finite() {
+        return 0.0;
+    }
+    format!("{x:.7e}").parse().unwrap_or(x)
+}
+
+/// The response for `report` on `t`.
+pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
+    let q = t.query;
+    let size = t.board.size();
+    let view = q.settings.perspective.color(t.to_move);
+    let flip = view != t.to_move;
+    let sign = if flip { -1.0 } else { 1.0 };
+    let rate = |w: f64| round8(if flip { 1.0 - w } else { w });
+    let signed = |v: f64| round8(sign * v);
+    let human_prior = |mv: Move| {
+        t.human.map(|h| {
+            let p = match mv {
+                Move::Pass => h.pass_policy,
+                Move::Play(p) => h.policy.get(p.y() * size + p.x()).copied().unwrap_or(0.0),
+            };
+            round8(f64::from(p).max(0.0))
+        })
+    };
+    let moves_ownership = |mv: Move| {
+        if !q.include_moves_ownership {
+            return None;
+        }
+        let black = t.moves_ownership.iter().find(|(m, _)| *m == mv)?;
+        Some(ownership_for(&black.1, view == Color::Black))
+    };
+    let move_infos = report
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(order, m)| {
+            move_info(
+                m,
+                order,
+                q,
+                size,
+                &rate,
+                &signed,
+                &human_prior,
+                &moves_ownership,
+            )
+        })
+        .collect();
+    let root_info = RootInfo {
+        winrate: rate(report.winrate),
+        score_lead: signed(report.score_lead),
+        score_selfplay: signed(report.score_mean),
+        score_stdev: round8(report.score_stdev),
+        utility: signed(report.utility),
+        visits: report.visits,
+        weight: report.visits as f64,
+        this_hash: t.hashes.0.clone(),
+        sym_hash: t.hashes.1.clone(),
+        current_player: if t.to_move == Color::Black { "B" } else { "W" },
+        raw: t.root.map(|e| raw_info(&e.to_view(view))),
+        human: t.human.map(|e| human_info(&e.to_view(view))),
+    };
+    let ownership = q.include_ownership.then(|| {
+        if report.ownership.len() == t.board.geometry().area() {
+            report.ownership.iter().map(|&o| round8(sign * o)).collect()
+        } else {
+            // No visit has brought any yet: the net's view of the root.
+            t.root.map_or_else(
+                || vec![0.0; t.board.geometry().area()],
+                |e| {
+                    let e = e.to_view(view);
+                    e.ownership.iter().map(|&o| round8(f64::from(o))).collect()
+                },
+            )
+        }
+    });
+    let policy = |e: &NetEval| -> Vec<f64> {
+        e.policy
+            .iter()
+            .chain(std::iter::once(&e.pass_policy))
+            .map(|&p| {
+                if p.is_nan() || p < 0.0 {
+                    -1.0
+                } else {
+                    round8(f64::from(p))
+                }
+            })
+            .collect()
+    };
+    let out = Analysis {
+        id: q.id.clone(),
+        turn_number: t.turn,
+        is_during_search: during_search,
+        move_infos,
+        root_info,
+        ownership,
+        policy: if q.include_policy {
+            t.root.map(policy)
+        } else {
+            None
+        },
+        human_policy: if q.include_policy {
+            t.human.map(policy)
+        } else {
+            None
+        },
+    };
+    serde_json::to_value(out).unwrap_or(Value::Null)
+}
+
+/// Black's ownership (`black_view`) or White's (the negation).
+fn ownership_for(black: &[f32], black_view: bool) -> Vec<f64> {
+    black
+        .iter()
+        .map(|&o| {
+            round8(if black_view {
+                f64::from(o)
+            } else {
+                -f64::from(o)
+            })
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn move_info(
+    m: &MoveInfo,
+    order: usize,
+    q: &Query,
+    size: usize,
+    rate: &dyn Fn(f64) -> f64,
+    signed: &dyn Fn(f64) -> f64,
+    human_prior: &dyn Fn(Move) -> Option<f64>,
+    moves_ownership: &dyn Fn(Move) -> Option<Vec<f64>>,
+) -> MoveInfoJson {
+    let pv_len = q.pv_len.min(m.pv.len());
+    let pv_visits = q
+        .include_pv_visits
+        .then(|| m.pv_visits.iter().take(pv_len).copied().collect::<Vec<_>>());
+    // The bound's margin below the win rate, carried to the utility (which
+    // spans twice the win rate's range).
+    let utility_lcb = m.utility - 2.0 * (m.winrate - m.lcb).max(0.0);
+    MoveInfoJson {
+        mv: format_move(m.mv, size),
+        visits: m.visits,
+        edge_visits: m.visits,
+        weight: m.visits as f64,
+        edge_weight: m.visits as f64,
+        winrate: rate(m.winrate),
+        score_mean: signed(m.score_lead),
+        score_selfplay: signed(m.score_mean),
+        score_lead: signed(m.score_lead),
+        score_stdev: round8(m.score_stdev),
+        prior: round8(m.prior),
+        human_prior: human_prior(m.mv),
+        utility: signed(m.utility),
+        lcb: rate(m.lcb),
+        utility_lcb: signed(utility_lcb),
+        order,
+        play_selection_value: m.visits as f64,
+        pv: m.pv[..pv_len]
+            .iter()
+            .map(|&mv| format_move(mv, size))
+            .collect(),
+        pv_edge_visits: pv_visits.clone(),
+        pv_visits,
+        ownership: moves_ownership(m.mv),
+    }
+}
+
+fn raw_info(e: &NetEval) -> RawInfo {
+    let mean = f64::from(e.score_mean);
+    RawInfo {
+        raw_winrate: round8(0.5 + 0.5 * f64::from(e.win - e.loss)),
+        raw_lead: round8(f64::from(e.lead)),
+        raw_score_selfplay: round8(mean),
+        raw_score_selfplay_stdev: round8(
+            (f64::from(e.score_mean_sq) - mean * mean).max(0.0).sqrt(),
+        ),
+        raw_no_result_prob: round8(f64::from(e.no_result)),
+        raw_st_wr_error: round8(0.5 * f64::from(e.shortterm_winloss_error)),
+        raw_st_score_error: round8(f64::from(e.shortterm_score_error)),
+        raw_var_time_left: round8(f64::from(e.var_time_left)),
+    }
+}
+
+fn human_info(e: &NetEval) -> HumanInfo {
+    let mean = f64::from(e.score_mean);
+    HumanInfo {
+        human_winrate: round8(0.5 + 0.5 * f64::from(e.win - e.loss)),
+        human_score_mean: round8(mean),
+        human_score_stdev: round8((f64::from(e.score_mean_sq) - mean * mean).max(0.0).sqrt()),
+        human_st_wr_error: round8(0.5 * f64::from(e.shortterm_winloss_error)),
+        human_st_score_error: round8(f64::from(e.shortterm_score_error)),
+    }
+}
+
+/// `{"id","isDuringSearch":false,"noResults":true,"turnNumber"}`: a turn
+/// terminated before its search began.
+pub fn no_results(id: &str, turn: usize) -> Value {
+    json!({"id": id, "isDuringSearch": false, "noResults": true, "turnNumber": turn})
+}
+
+pub fn error(f: &Fault) -> Value {
+    let mut v = json!({"error": f.message});
+    if let (Some(id), Value::Object(o)) = (&f.id, &mut v) {
+        o.insert("id".into(), Value::String(id.clone()));
+        if let Some(field) = &f.field {
+            o.insert("field".into(), Value::String(field.clone()));
+        }
+    }
+    v
+}
+
+pub fn warning(w: &Warning) -> Value {
+    json!({"id": w.id, "field": w.field, "warning": w.message})
+}
+
+/// `thisHash` and `symHash` of `board` with `to_move` to play: tengen's
+/// Zobrist hash of the stones, the simple-ko point and the player, as 32 hex
+/// digits; `symHash` the least over the eight symmetries of the board.
+pub fn position_hashes(board: &Board, to_move: Color) -> (String, String) {
+    let g = board.geometry();
+    let n = g.size();
+    let ko = board.ko().map(|(p, _)| (p.x(), p.y()));
+    let mut least = u64::MAX;
+    let mut this = 0;
+    for symmetry in 0..8u8 {
+        let map = |x: usize, y: usize| {
+            let (y, x) = crate::nn::symmetry::map(symmetry, n, y, x);
+            (x, y)
+        };
+        let mut h = 0u64;
+        let mut sym_board = Board::new(g);
+        for p in g.points() {
+            if let Some(c) = board.at(p).color() {
+                let (x, y) = map(p.x(), p.y());
+                if let Some(q) = g.point(x, y) {
+                    sym_board.set_stone(q, Some(c));
+                }
+            }
+        }
+        h ^= sym_board.hash();
+        if let Some((x, y)) = ko {
+            let (x, y) = map(x, y);
+            h ^= mix(0x6b6f_0000_0000_0000 ^ (x * 32 + y) as u64);
+        }
+        if to_move == Color::White {
+            h ^= mix(0x7768_6974_6500_0000);
+        }
+        if symmetry == 0 {
+            this = h;
+        }
+        least = least.min(h);
+    }
+    let hex = |h: u64| format!("{:016X}{:016X}", mix(h), mix(!h));
+    (hex(this), hex(least))
+}
+
+/// SplitMix64's finaliser: spreads `x` over 64 bits.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Geometry;
+
+    #[test]
+    fn rounding_keeps_eight_digits_and_drops_non_numbers() {
+        assert_eq!(round8(0.123_456_789_123), 0.123_456_79);
+        assert_eq!(round8(-1_234.567_890_1), -1_234.567_9);
+        assert_eq!(round8(f64::NAN), 0.0);
+        assert_eq!(round8(f64::INFINITY), 0.0);
+    }
+
+    #[test]
+    fn symmetric_positions_share_sym_hash_only() {
+        let g = Geometry::new(9).unwrap();
+        let mut a = Board::new(g);
+        a.set_stone(g.point(2, 2).unwrap(), Some(Color::Black));
+        let mut b = Board::new(g);
+        b.set_stone(g.point(6, 2).unwrap(), Some(Color::Black));
+        let (ha, sa) = position_hashes(&a, Color::White);
+        let (hb, sb) = position_hashes(&b, Color::White);
+        assert_ne!(ha, hb);
+        assert_eq!(sa, sb);
+        assert_eq!(ha.len(), 32);
+        assert_ne!(position_hashes(&a, Color::Black).0, ha);
+    }
+
+    #[test]
+    fn error_lines_have_katago_shapes() {
+        let f = Fault {
+            id: Some("q".into()),
+            field: Some("moves".into()),
+            message: "Illegal move 1: E5".into(),
+        };
+        assert_eq!(
+            error(&f).to_string(),
+            r#"{"error":"Illegal move 1: E5","field":"moves","id":"q"}"#
+        );
+        let general = Fault {
+            id: None,
+            field: None,
+            message: "x".into(),
+        };
+        assert_eq!(error(&general).to_string(), r#"{"error":"x"}"#);
+        assert_eq!(
+            no_results("q", 3).to_string(),
+            r#"{"id":"q","isDuringSearch":false,"noResults":true,"turnNumber":3}"#
+        );
+    }
+}

@@ -1,0 +1,667 @@
+//! `tengen analysis`, KataGo's JSON analysis engine, driven over pipes as
+//! KaTrain and katagoanal drive it: the response fields those clients read,
+//! the point of view, errors that leave the engine running, `terminate`,
+//! queries sent before the engine is ready, several turns and priorities.
+//! Every stdout line must be one JSON object. Needs the b6c96 net of
+//! `../shared/nets/` (skipped without it, a failure under `CI=true`).
+
+mod common;
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Longest wait for one response.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// KataGo's ready line on stderr.
+const READY: &str = "Started, ready to begin handling requests";
+
+/// `tengen analysis` with a config file of its own.
+struct Analysis {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    config: std::path::PathBuf,
+}
+
+impl Analysis {
+    /// Starts the engine on the b6c96 net with `config` as its `.cfg` text;
+    /// `None` when the net is missing.
+    fn start(config: &str) -> Option<Analysis> {
+        let net = common::b6c96_path()?;
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "tengen-analysis-{}-{}.cfg",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&path, config).expect("write the config");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .arg("analysis")
+            .arg("-model")
+            .arg(&net)
+            .arg("-config")
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tengen analysis");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let mut err = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let stdin = child.stdin.take();
+        Some(Analysis {
+            child,
+            stdin,
+            lines,
+            stderr,
+            config: path,
+        })
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, v: &Value) {
+        self.send_raw(&v.to_string());
+    }
+
+    /// The next stdout line, which must be a JSON object.
+    fn next(&mut self) -> Value {
+        let line = self.lines.recv_timeout(TIMEOUT).unwrap_or_else(|_| {
+            panic!("no response within {TIMEOUT:?}; stderr:\n{}", self.stderr())
+        });
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        assert!(v.is_object(), "stdout line is not an object: {line}");
+        v
+    }
+
+    /// Lines until (and with) the first one `done` accepts.
+    fn until(&mut self, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let v = self.next();
+            let stop = done(&v);
+            seen.push(v);
+            if stop {
+                return seen;
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the end (the queued work first); the
+    /// remaining stdout lines.
+    fn finish(mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        let start = Instant::now();
+        let mut rest = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(TIMEOUT) {
+            rest.push(
+                serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}")),
+            );
+            assert!(start.elapsed() < 2 * TIMEOUT, "the engine does not end");
+        }
+        let status = self.child.wait().expect("wait");
+        assert!(
+            status.success(),
+            "exit {status}; stderr:\n{}",
+            self.stderr()
+        );
+        rest
+    }
+}
+
+impl Drop for Analysis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.config);
+    }
+}
+
+/// A config as KaTrain's, with few visits.
+const KATRAIN_CONFIG: &str = "\
+# KaTrain's analysis_config.cfg, visits lowered for tests
+reportAnalysisWinratesAs = BLACK
+conservativePass = true
+maxVisits = 40
+numAnalysisThreads = 1
+numSearchThreads = 1
+nnMaxBatchSize = 96
+nnCacheSizePowerOfTwo = 20
+";
+
+fn is_final(v: &Value, id: &str) -> bool {
+    v["id"] == id && v["isDuringSearch"] == false
+}
+
+fn query(id: &str, size: u32, moves: &[(&str, &str)]) -> Value {
+    let moves: Vec<Value> = moves.iter().map(|(c, v)| json!([c, v])).collect();
+    json!({"id": id, "moves": moves, "rules": "japanese", "komi": 6.5,
+           "boardXSize": size, "boardYSize": size})
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
+}
+
+/// The index of vertex `text` in KataGo's row-major order from A19.
+fn index(text: &str, size: usize) -> usize {
+    let g = tengen::Geometry::new(size).unwrap();
+    match common::gtp_move(text, g) {
+        tengen::Move::Play(p) => p.y() * size + p.x(),
+        tengen::Move::Pass => size * size,
+    }
+}
+
+/// What KaTrain sends and reads: every field of `katrain/core/engine.py`
+/// and `game_node.py`, ownership and policy sizes, −1 policy on occupied
+/// points, per-move ownership; one unused-keys warning line on stderr.
+#[test]
+fn katrain_query_gets_every_field_katrain_reads() {
+    let Some(mut e) = Analysis::start(KATRAIN_CONFIG) else {
+        return;
+    };
+    let mut q = query("QUERY:1", 19, &[("B", "Q16"), ("W", "D4"), ("B", "Q4")]);
+    let o = q.as_object_mut().unwrap();
+    o.insert("analyzeTurns".into(), json!([3]));
+    o.insert("priority".into(), json!(0));
+    o.insert("includeOwnership".into(), json!(true));
+    o.insert("includeMovesOwnership".into(), json!(true));
+    o.insert("includePolicy".into(), json!(true));
+    o.insert("initialStones".into(), json!([]));
+    o.insert("initialPlayer".into(), json!("B"));
+    o.insert(
+        "overrideSettings".into(),
+        json!({"reportAnalysisWinratesAs": "BLACK", "wideRootNoise": 0.04, "maxTime": 8.0}),
+    );
+    e.send(&q);
+    let seen = e.until(|v| is_final(v, "QUERY:1"));
+    let warning = &seen[0];
+    assert_eq!(warning["field"], "overrideSettings", "{warning}");
+    assert!(warning["warning"]
+        .as_str()
+        .unwrap()
+        .contains("wideRootNoise"));
+    let r = seen.last().unwrap();
+    assert_eq!(r["turnNumber"], 3);
+    assert!(r.get("noResults").is_none());
+    let infos = r["moveInfos"].as_array().unwrap();
+    assert!(!infos.is_empty());
+    for (i, m) in infos.iter().enumerate() {
+        assert_eq!(m["order"], i);
+        assert!(common::is_vertex(m["move"].as_str().unwrap(), 19) || m["move"] == "pass");
+        assert!(m["visits"].as_u64().unwrap() >= 1);
+        assert!((0.0..=1.0).contains(&f(&m["winrate"])));
+        assert!((0.0..=1.0).contains(&f(&m["prior"])));
+        f(&m["scoreLead"]);
+        let pv = m["pv"].as_array().unwrap();
+        assert_eq!(pv[0], m["move"]);
+        assert_eq!(m["ownership"].as_array().unwrap().len(), 361);
+    }
+    let root = &r["rootInfo"];
+    assert!((0.0..=1.0).contains(&f(&root["winrate"])));
+    f(&root["scoreLead"]);
+    assert!(root["visits"].as_u64().unwrap() >= 40);
+    assert_eq!(root["currentPlayer"], "W");
+    for key in ["rawStWrError", "rawStScoreError", "thisHash", "symHash"] {
+        assert!(root.get(key).is_some(), "rootInfo.{key}");
+    }
+    assert_eq!(r["ownership"].as_array().unwrap().len(), 361);
+    let policy: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
+    assert_eq!(policy.len(), 362);
+    for occupied in ["Q16", "D4", "Q4"] {
+        assert_eq!(policy[index(occupied, 19)], -1.0, "{occupied}");
+    }
+    let total: f64 = policy.iter().filter(|p| **p > 0.0).sum();
+    assert!((total - 1.0).abs() < 1e-3, "policy sums to {total}");
+    assert!(policy[361] >= 0.0, "pass is legal");
+    let rest = e.finish();
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+/// The config's unused keys give one warning line; the ready line comes
+/// once the net is loaded.
+#[test]
+fn unused_config_keys_give_one_warning_line() {
+    let Some(mut e) = Analysis::start(KATRAIN_CONFIG) else {
+        return;
+    };
+    e.send(&json!({"id": "v", "action": "query_version"}));
+    let v = e.next();
+    assert_eq!(v["id"], "v");
+    assert!(v.get("version").is_some());
+    let err = e.stderr();
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    for key in [
+        "conservativePass",
+        "nnMaxBatchSize",
+        "nnCacheSizePowerOfTwo",
+    ] {
+        assert!(warnings[0].contains(key), "{err}");
+    }
+    assert_eq!(err.matches(READY).count(), 1, "{err}");
+}
+
+/// `reportAnalysisWinratesAs`: BLACK keeps Black's view on both players'
+/// turns, SIDETOMOVE turns with the player; the net's raw values flip
+/// exactly, the search's agree with them.
+#[test]
+fn black_point_of_view_holds_on_both_players_turns() {
+    let Some(mut e) = Analysis::start("maxVisits = 30\n") else {
+        return;
+    };
+    // Black is 14 points ahead by komi (-7, where 7 is fair): a won game.
+    let base = json!({"moves": [["B", "E5"]], "rules": "chinese", "komi": -7,
+                      "boardXSize": 9, "boardYSize": 9, "analyzeTurns": [0, 1],
+                      "includeOwnership": true});
+    let mut results: HashMap<(String, u64), Value> = HashMap::new();
+    for (id, view) in [("black", "BLACK"), ("side", "SIDETOMOVE")] {
+        let mut q = base.clone();
+        q["id"] = json!(id);
+        q["overrideSettings"] = json!({"reportAnalysisWinratesAs": view});
+        e.send(&q);
+    }
+    while results.len() < 4 {
+        let v = e.next();
+        if v["isDuringSearch"] == false {
+            let key = (
+                v["id"].as_str().unwrap().to_string(),
+                v["turnNumber"].as_u64().unwrap(),
+            );
+            assert!(
+                results.insert(key, v).is_none(),
+                "one final response per turn"
+            );
+        }
+    }
+    let get = |id: &str, turn: u64| &results[&(id.to_string(), turn)];
+    for turn in [0, 1] {
+        let b = get("black", turn);
+        assert!(f(&b["rootInfo"]["winrate"]) > 0.9, "{turn}: {b}");
+        assert!(f(&b["rootInfo"]["scoreLead"]) > 5.0, "{turn}");
+        assert!(f(&b["moveInfos"][0]["winrate"]) > 0.9, "{turn}");
+        let own: f64 = b["ownership"].as_array().unwrap().iter().map(f).sum();
+        assert!(own > 0.0, "Black owns more of the board: {own}");
+    }
+    // Black to move: both views agree; White to move: they are mirrored.
+    let (b0, s0) = (get("black", 0), get("side", 0));
+    assert_eq!(b0["rootInfo"]["rawWinrate"], s0["rootInfo"]["rawWinrate"]);
+    let (b1, s1) = (get("black", 1), get("side", 1));
+    assert_eq!(s1["rootInfo"]["currentPlayer"], "W");
+    let raw_b = f(&b1["rootInfo"]["rawWinrate"]);
+    let raw_s = f(&s1["rootInfo"]["rawWinrate"]);
+    assert!((raw_b + raw_s - 1.0).abs() < 1e-6, "{raw_b} {raw_s}");
+    let lead_b = f(&b1["rootInfo"]["rawLead"]);
+    let lead_s = f(&s1["rootInfo"]["rawLead"]);
+    assert!((lead_b + lead_s).abs() < 1e-4, "{lead_b} {lead_s}");
+    assert!(f(&s1["rootInfo"]["winrate"]) < 0.1);
+    assert!(f(&s1["rootInfo"]["scoreLead"]) < -5.0);
+    assert!(f(&s1["moveInfos"][0]["winrate"]) < 0.1);
+    let own: f64 = s1["ownership"].as_array().unwrap().iter().map(f).sum();
+    assert!(own < 0.0, "from White's side Black owns more: {own}");
+}
+
+/// Bad lines each get an error response in KataGo's shape and the engine
+/// goes on: malformed JSON, wrong types, absurd sizes and counts, illegal
+/// moves, unknown actions.
+#[test]
+fn bad_queries_get_errors_and_the_engine_goes_on() {
+    let Some(mut e) = Analysis::start("maxVisits = 10\n") else {
+        return;
+    };
+    let ok = query("ok", 9, &[("B", "E5")]);
+    let with = |extra: Value| {
+        let mut q = ok.clone();
+        for (k, v) in extra.as_object().unwrap() {
+            q[k] = v.clone();
+        }
+        q["id"] = json!("bad");
+        q
+    };
+    let cases: Vec<(String, Option<&str>)> = vec![
+        ("{\"id\":".to_string(), None),
+        ("not json at all".to_string(), None),
+        ("[1,2,3]".to_string(), None),
+        (r#"{"moves":[]}"#.to_string(), None),
+        (r#"{"id":"bad","action":"explode"}"#.to_string(), None),
+        (
+            with(json!({"moves": [["B", "E5"], ["W", "E5"]]})).to_string(),
+            Some("moves"),
+        ),
+        (
+            with(json!({"moves": [["B", "Z99"]]})).to_string(),
+            Some("moves"),
+        ),
+        (with(json!({"moves": "E5"})).to_string(), Some("moves")),
+        (
+            with(json!({"boardXSize": 1_000_000_000_000u64, "boardYSize": 1_000_000_000_000u64}))
+                .to_string(),
+            Some("boardXSize"),
+        ),
+        (
+            with(json!({"boardXSize": 9, "boardYSize": 13})).to_string(),
+            Some("boardYSize"),
+        ),
+        (
+            with(json!({"analyzeTurns": [4_000_000_000u64]})).to_string(),
+            Some("analyzeTurns"),
+        ),
+        (
+            with(json!({"analyzeTurns": "all"})).to_string(),
+            Some("analyzeTurns"),
+        ),
+        (
+            with(json!({"maxVisits": 1u64 << 60})).to_string(),
+            Some("maxVisits"),
+        ),
+        (
+            with(json!({"maxVisits": -5})).to_string(),
+            Some("maxVisits"),
+        ),
+        (
+            with(json!({"analysisPVLen": 1_000_000})).to_string(),
+            Some("analysisPVLen"),
+        ),
+        (with(json!({"komi": "lots"})).to_string(), Some("komi")),
+        (
+            with(json!({"rules": "calvinball"})).to_string(),
+            Some("rules"),
+        ),
+        (
+            with(json!({"includePolicy": "yes"})).to_string(),
+            Some("includePolicy"),
+        ),
+        (
+            with(json!({"overrideSettings": {"maxTime": -1}})).to_string(),
+            Some("overrideSettings"),
+        ),
+        (
+            with(json!({"overrideSettings": {"reportAnalysisWinratesAs": "RED"}})).to_string(),
+            Some("overrideSettings"),
+        ),
+        (
+            with(json!({"reportDuringSearchEvery": 0})).to_string(),
+            Some("reportDuringSearchEvery"),
+        ),
+        (
+            with(json!({"avoidMoves": [{"player": "B", "moves": ["E5"]}]})).to_string(),
+            Some("avoidMoves"),
+        ),
+        (
+            r#"{"id":"bad","action":"terminate"}"#.to_string(),
+            Some("terminateId"),
+        ),
+    ];
+    for (line, field) in &cases {
+        e.send_raw(line);
+        let v = e.next();
+        assert!(v.get("error").is_some(), "{line} → {v}");
+        match field {
+            None => assert!(v.get("id").is_none(), "{line} → {v}"),
+            Some(field) => {
+                assert_eq!(v["id"], "bad", "{line} → {v}");
+                assert_eq!(v["field"], *field, "{line} → {v}");
+            }
+        }
+    }
+    e.send_raw(&with(json!({"moves": [["B", "E5"], ["W", "D4"], ["B", "D4"]]})).to_string());
+    let v = e.next();
+    assert_eq!(
+        v,
+        json!({"id": "bad", "field": "moves", "error": "Illegal move 2: D4"})
+    );
+    // Blank lines are ignored; a good query still works.
+    e.send_raw("");
+    e.send(&ok);
+    let seen = e.until(|v| is_final(v, "ok"));
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(e.finish().is_empty());
+}
+
+/// KaTrain's pondering: unlimited visits with reports every 0.1 s, stopped
+/// by `terminate`, which is echoed; the search's partial result is its one
+/// final response. A queued turn terminated before its search answers
+/// `noResults`; the others are still analysed.
+#[test]
+fn terminate_is_echoed_and_each_turn_ends_once() {
+    let Some(mut e) = Analysis::start("maxVisits = 20\n") else {
+        return;
+    };
+    let mut ponder = query("QUERY:ponder", 9, &[("B", "E5")]);
+    ponder["maxVisits"] = json!(10_000_000);
+    ponder["reportDuringSearchEvery"] = json!(0.1);
+    e.send(&ponder);
+    let seen = e.until(|v| v["id"] == "QUERY:ponder");
+    assert_eq!(seen.last().unwrap()["isDuringSearch"], true);
+    // Queued behind the ponder (one analysis thread): turns 0, 1, 2.
+    let mut queued = query("later", 9, &[("B", "E5"), ("W", "C3")]);
+    queued["analyzeTurns"] = json!([0, 1, 2]);
+    e.send(&queued);
+    e.send(&json!({"id": "t1", "action": "terminate", "terminateId": "later", "turnNumbers": [1]}));
+    let seen = e.until(|v| v["id"] == "t1");
+    let echo = seen.last().unwrap();
+    assert_eq!(echo["terminateId"], "later");
+    assert_eq!(echo["action"], "terminate");
+    let no_results: Vec<&Value> = seen.iter().filter(|v| v["id"] == "later").collect();
+    assert_eq!(no_results.len(), 1, "{seen:?}");
+    assert_eq!(
+        *no_results[0],
+        json!({"id": "later", "turnNumber": 1, "isDuringSearch": false, "noResults": true})
+    );
+    e.send(&json!({"id": "t2", "action": "terminate", "terminateId": "QUERY:ponder"}));
+    let mut finals: HashMap<(String, u64), usize> = HashMap::new();
+    let mut echoed = false;
+    let mut rest = e.finish();
+    rest.retain(|v| {
+        if v["id"] == "t2" {
+            echoed = true;
+            return false;
+        }
+        true
+    });
+    assert!(echoed, "{rest:?}");
+    for v in &rest {
+        if v["isDuringSearch"] == false {
+            let key = (
+                v["id"].as_str().unwrap().to_string(),
+                v["turnNumber"].as_u64().unwrap(),
+            );
+            *finals.entry(key).or_default() += 1;
+            assert!(v.get("moveInfos").is_some(), "{v}");
+        }
+    }
+    let expected: HashMap<(String, u64), usize> = [
+        (("QUERY:ponder".to_string(), 1), 1),
+        (("later".to_string(), 0), 1),
+        (("later".to_string(), 2), 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(finals, expected);
+}
+
+/// KaTrain sends at once, without waiting for the ready line: the query
+/// waits in the pipe while the net loads and is then answered.
+#[test]
+fn a_query_sent_before_the_ready_line_is_answered() {
+    let Some(mut e) = Analysis::start("maxVisits = 10\n") else {
+        return;
+    };
+    // Nothing can have been read yet: the net takes a moment to load.
+    e.send(&query("early", 9, &[]));
+    let seen = e.until(|v| is_final(v, "early"));
+    assert_eq!(seen.len(), 1);
+    assert!(e.stderr().contains(READY));
+}
+
+/// katagoanal's query: every turn of a game at once, each answered exactly
+/// once; a later query of higher priority overtakes the queued turns.
+#[test]
+fn analyze_turns_answers_every_turn_once_by_priority() {
+    let Some(mut e) = Analysis::start("maxVisits = 8\n") else {
+        return;
+    };
+    let game = [
+        ("B", "E5"),
+        ("W", "C3"),
+        ("B", "G3"),
+        ("W", "C6"),
+        ("B", "pass"),
+        ("W", "G7"),
+    ];
+    let mut all = query("KataGoAnal", 9, &game);
+    all["analyzeTurns"] = json!([0, 1, 2, 3, 4, 5, 6]);
+    all["includePVVisits"] = json!(true);
+    e.send(&all);
+    let mut urgent = query("urgent", 9, &[]);
+    urgent["priority"] = json!(10);
+    e.send(&urgent);
+    let mut order = Vec::new();
+    while order.len() < 8 {
+        let v = e.next();
+        assert_eq!(v["isDuringSearch"], false, "no reports were asked: {v}");
+        if v["id"] == "KataGoAnal" {
+            let pv = v["moveInfos"][0]["pv"].as_array().unwrap().len();
+            let pv_visits = v["moveInfos"][0]["pvVisits"].as_array().unwrap().len();
+            assert_eq!(pv, pv_visits);
+            let to_move = if v["turnNumber"].as_u64().unwrap() % 2 == 0 {
+                "B"
+            } else {
+                "W"
+            };
+            assert_eq!(v["rootInfo"]["currentPlayer"], to_move);
+        }
+        order.push((
+            v["id"].as_str().unwrap().to_string(),
+            v["turnNumber"].as_u64().unwrap(),
+        ));
+    }
+    let mut turns: Vec<u64> = order
+        .iter()
+        .filter(|(id, _)| id == "KataGoAnal")
+        .map(|(_, t)| *t)
+        .collect();
+    turns.sort_unstable();
+    assert_eq!(turns, [0, 1, 2, 3, 4, 5, 6]);
+    let urgent_at = order.iter().position(|(id, _)| id == "urgent").unwrap();
+    assert!(urgent_at < 7, "the urgent query waited for all: {order:?}");
+    assert!(e.finish().is_empty());
+}
+
+/// The other actions echo the query: `query_models` lists the net,
+/// `clear_cache` and `terminate_all` answer at once.
+#[test]
+fn actions_echo_the_query() {
+    let Some(mut e) = Analysis::start("maxVisits = 10\n") else {
+        return;
+    };
+    e.send(&json!({"id": "m", "action": "query_models"}));
+    let v = e.next();
+    assert_eq!(v["action"], "query_models");
+    let models = v["models"].as_array().unwrap();
+    assert_eq!(models.len(), 1);
+    assert_eq!(models[0]["version"], 8);
+    assert_eq!(models[0]["usesHumanSLProfile"], false);
+    e.send(&json!({"id": "c", "action": "clear_cache"}));
+    assert_eq!(e.next(), json!({"id": "c", "action": "clear_cache"}));
+    e.send(&json!({"id": "a", "action": "terminate_all", "turnNumbers": [3]}));
+    assert_eq!(
+        e.next(),
+        json!({"id": "a", "action": "terminate_all", "turnNumbers": [3]})
+    );
+    assert!(e.finish().is_empty());
+}
+
+/// The `policy` of a response is the net's, as tengen's `kata-raw-nn 0`
+/// gives it for the same position (within 1e-4; −1 where it says NAN).
+#[test]
+fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let Some(mut e) = Analysis::start("maxVisits = 5\n") else {
+        return;
+    };
+    let moves = [("B", "E5"), ("W", "C3"), ("B", "G7")];
+    let mut q = query("p", 9, &moves);
+    q["rules"] = json!("chinese");
+    q["komi"] = json!(7);
+    q["includePolicy"] = json!(true);
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "p")).pop().unwrap();
+    let policy: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
+    let mut gtp = common::Engine::spawn(&["--model", net.to_str().unwrap()]);
+    gtp.ok("boardsize 9");
+    gtp.ok("komi 7");
+    for (c, v) in moves {
+        gtp.ok(&format!("play {c} {v}"));
+    }
+    let raw = gtp.ok("kata-raw-nn 0");
+    // `NAN` (an illegal point) reads as NaN: the analysis engine says -1.
+    let number = |t: &str| {
+        t.parse::<f64>()
+            .ok()
+            .filter(|v| !v.is_nan())
+            .unwrap_or(-1.0)
+    };
+    let mut lines = raw.lines();
+    let mut expected = Vec::new();
+    while let Some(l) = lines.next() {
+        if l.trim() == "policy" {
+            for row in lines.by_ref().take(9) {
+                expected.extend(row.split_whitespace().map(number));
+            }
+        } else if let Some(pass) = l.trim().strip_prefix("policyPass") {
+            expected.push(number(pass.trim()));
+        }
+    }
+    assert_eq!(expected.len(), 82, "{raw}");
+    assert_eq!(policy.len(), 82);
+    for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "point {i}: analysis {a}, kata-raw-nn {b}"
+        );
+    }
+}

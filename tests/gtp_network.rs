@@ -157,3 +157,22 @@ fn boards_beyond_the_net_fall_back_to_the_classical_search() {
     e.ok("quit");
     assert!(!e.stderr_has("evaluation failed"), "{}", e.stderr());
 }
+
+/// A search that ends before any root move is visited (here one evaluation:
+/// the root's own) still plays the policy's favourite, not a pass: with a
+/// slow net and a short clock that is what a move's time buys.
+#[test]
+fn a_search_with_no_visited_move_plays_the_policys_favourite() {
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let net = net.to_str().expect("UTF-8 path");
+    let mut e = Engine::spawn(&["--size", "9", "--model", net, "--playouts", "1"]);
+    for color in ["b", "w", "b"] {
+        let mv = e.ok(&format!("genmove {color}"));
+        assert!(
+            !mv.eq_ignore_ascii_case("pass") && !mv.eq_ignore_ascii_case("resign"),
+            "genmove {color} after one evaluation: {mv}"
+        );
+    }
+}

@@ -482,10 +482,18 @@ impl Search<'_> {
             let mut iterations = 0u64;
             // At least one simulation, so that even an immediate stop has a move.
             loop {
-                iterations +=
-                    Worker::simulate_batch(&mut workers, tree, root_ref, cfg, first) as u64;
+                let batch_start = Instant::now();
+                let done_now = Worker::simulate_batch(&mut workers, tree, root_ref, cfg, first);
+                iterations += done_now as u64;
+                // What a full batch is likely to take: with a slow net a batch
+                // is a sizeable part of a move's time, and one that cannot end
+                // in time is not started.
+                let next_batch = batch_start.elapsed() / done_now.max(1) as u32
+                    * first.batch_size().max(1) as u32;
                 if stop.load(Ordering::Relaxed)
-                    || MctsEngine::should_stop(tree, root_ref, self.rule, start, iterations)
+                    || MctsEngine::should_stop(
+                        tree, root_ref, self.rule, start, next_batch, iterations,
+                    )
                 {
                     break;
                 }
@@ -506,18 +514,21 @@ impl Search<'_> {
 }
 
 impl MctsEngine {
-    /// Whether the limits are reached or the best root move can no longer change.
+    /// Whether the limits are reached (the time limit: by the time a next
+    /// batch taking `next_batch` would end), or the best root move can no
+    /// longer change.
     fn should_stop(
         tree: &Mutex<Tree>,
         root: &Root,
         rule: StopRule,
         start: Instant,
+        next_batch: Duration,
         iterations: u64,
     ) -> bool {
         let t = lock(tree);
         let elapsed = start.elapsed();
         if rule.playouts.is_some_and(|n| t.playouts >= n)
-            || rule.time.is_some_and(|limit| elapsed >= limit)
+            || rule.time.is_some_and(|limit| elapsed + next_batch >= limit)
         {
             return true;
         }
@@ -642,6 +653,30 @@ impl MctsEngine {
                 (info, value_lcb)
             })
             .collect();
+        if moves.is_empty() {
+            // The search ended before a root move was visited (a slow net, a
+            // short clock): the policy's favourite, with the root's values.
+            let favourite = edges
+                .iter()
+                .filter(|e| e.point == PASS || root.legal[e.point as usize])
+                .max_by(|a, b| a.prior_w.total_cmp(&b.prior_w));
+            if let Some(e) = favourite {
+                let info = MoveInfo {
+                    mv: mcts::point_move(e.point),
+                    visits: 0,
+                    winrate: report.winrate,
+                    prior: e.prior_w as f64 / prior_total,
+                    lcb: 0.0,
+                    score_lead: report.score_lead,
+                    score_mean: report.score_mean,
+                    score_stdev: report.score_stdev,
+                    utility: report.utility,
+                    pv: vec![mcts::point_move(e.point)],
+                    pv_visits: vec![0],
+                };
+                moves.push((info, f64::NEG_INFINITY));
+            }
+        }
         moves.sort_by(|(a, _), (b, _)| {
             b.visits
                 .cmp(&a.visits)

@@ -12,6 +12,8 @@
 
 #[path = "analysis_engine.rs"]
 mod analysis_engine;
+#[path = "analysis_katagoanal.rs"]
+mod analysis_katagoanal;
 #[path = "gtp_analysis.rs"]
 mod gtp_analysis;
 #[path = "gtp_clients.rs"]

@@ -160,7 +160,9 @@ impl EngineSettings {
                     s.analysis_threads = integer(key, value, 1, 16384)? as usize;
                     true
                 }
-                "numSearchThreads" => {
+                // KataGo's analysis engine also reads the longer name (katagoanal's
+                // bundled config uses it).
+                "numSearchThreads" | "numSearchThreadsPerAnalysisThread" => {
                     s.search_threads = integer(key, value, 1, 4096)? as usize;
                     true
                 }
@@ -278,5 +280,13 @@ mod tests {
         assert!(!s.apply("wideRootNoise", "0.04").unwrap());
         assert!(s.apply("humanSLProfile", "rank_5k").unwrap());
         assert!(s.human_profile.is_some());
+    }
+
+    #[test]
+    fn the_per_analysis_thread_name_sets_the_search_threads() {
+        let c = config(&[("numSearchThreadsPerAnalysisThread", "3")]);
+        let s = EngineSettings::from_config(&c).unwrap();
+        assert_eq!(s.search_threads, 3);
+        assert!(s.unused.is_empty(), "{:?}", s.unused);
     }
 }

@@ -314,16 +314,20 @@ impl MetadataEncoder {
     }
 }
 
+/// The first `keep` columns of row-major `weights` with rows of `width` values.
+fn first_columns(weights: &[f32], width: usize, keep: usize) -> Vec<f32> {
+    weights
+        .chunks_exact(width)
+        .flat_map(|row| row[..keep].iter().copied())
+        .collect()
+}
+
 /// The first `keep` output channels of a convolution.
 fn first_outputs_conv(d: &ConvDesc, keep: usize) -> ConvDesc {
     let keep = keep.min(d.out_channels);
     ConvDesc {
         out_channels: keep,
-        weights: d
-            .weights
-            .chunks_exact(d.out_channels)
-            .flat_map(|row| row[..keep].iter().copied())
-            .collect(),
+        weights: first_columns(&d.weights, d.out_channels, keep),
         ..d.clone()
     }
 }
@@ -333,11 +337,7 @@ fn first_outputs_dense(d: &MatMulDesc, keep: usize) -> MatMulDesc {
     let keep = keep.min(d.out_channels);
     MatMulDesc {
         out_channels: keep,
-        weights: d
-            .weights
-            .chunks_exact(d.out_channels)
-            .flat_map(|row| row[..keep].iter().copied())
-            .collect(),
+        weights: first_columns(&d.weights, d.out_channels, keep),
         ..d.clone()
     }
 }

@@ -375,6 +375,25 @@ fn short_searches_resign_on_the_visits_the_table_keeps() {
     }
 }
 
+/// A slow net at a fast clock searches a few dozen visits a move: the
+/// network's search resigns a hopeless game on far fewer visits than the
+/// playouts need (16 a move here: about 48 in the table by the third move,
+/// under the 64 the classical engine asks for).
+#[test]
+fn the_network_resigns_on_few_visits() {
+    let late = position(&LOST, Color::Black, 0.5, 14);
+    for (name, fresh) in kinds(small()) {
+        if name != "network" {
+            continue;
+        }
+        let mut e = fresh();
+        let decisions: Vec<Decision> = (0..tengen::search::RESIGN_AFTER)
+            .map(|_| genmove(&mut e, &late, Color::Black, &with_playouts(16)).0)
+            .collect();
+        assert_eq!(decisions.last(), Some(&Decision::Resign), "{decisions:?}");
+    }
+}
+
 /// The network's search plays, as KataGo, the move with the best lower
 /// confidence bound among those with at least 15% of the most visits; it
 /// comes first in the report, the rest by visits. Over a few seeds of short

@@ -69,6 +69,12 @@ pub const RESIGN_AFTER: u32 = 3;
 /// and a quarter of the empty points.
 pub const RESIGN_BEHIND: f64 = 10.0;
 
+/// Visits behind the root's moves needed before resigning: playouts are
+/// noisy and need many; a net's judgement needs fewer (a slow net at a fast
+/// clock searches a few dozen visits a move and would never resign).
+const RESIGN_EVIDENCE_PLAYOUTS: u64 = 64;
+const RESIGN_EVIDENCE_NETWORK: u64 = 16;
+
 /// Playouts per move when neither the limits nor the configuration give any.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
@@ -814,13 +820,19 @@ impl MctsEngine {
         // Visits behind the root's moves, this search's and those kept in
         // the table from earlier ones (an early stop may add only a few).
         let evidence: u64 = report.moves.iter().map(|m| m.visits).sum();
+        let network = self.network_for(game);
+        let min_evidence = if network {
+            RESIGN_EVIDENCE_NETWORK
+        } else {
+            RESIGN_EVIDENCE_PLAYOUTS
+        };
         if options.allow_resign
             && !options.cleanup
             && self.config.resign_threshold > 0.0
             && game.move_number() >= area / 2
-            && evidence >= 64
+            && evidence >= min_evidence
             && best.winrate < self.config.resign_threshold
-            && (!self.network_for(game) || self.hopeless(game, best.score_lead))
+            && (!network || self.hopeless(game, best.score_lead))
         {
             return Decision::Resign;
         }

@@ -10,6 +10,7 @@ use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
 use crate::nn::metadata::SgfMetadata;
 use crate::search::classical::playout::{random_point_where, PlayoutRng};
+use crate::search::levels::Level;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -138,6 +139,17 @@ pub trait Engine: Send {
     /// The engine has no use for a profile.
     fn set_human_profile(&mut self, _profile: Option<SgfMetadata>) -> Result<(), String> {
         Err("this engine has no human-SL network".into())
+    }
+
+    /// Sets how strong `genmove` plays ([`Level::Max`]: full strength).
+    ///
+    /// # Errors
+    /// The engine cannot play below full strength (it has no network).
+    fn set_level(&mut self, level: Level) -> Result<(), String> {
+        match level {
+            Level::Max => Ok(()),
+            Level::Rank(_) => Err("this engine has no levels".into()),
+        }
     }
 
     fn clear(&mut self) {}

@@ -6,8 +6,10 @@ use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::go::rules::Preset;
 use tengen::nn::metadata::SgfMetadata;
+use tengen::nn::NetSource;
 use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
+use tengen::search::levels::Level;
 use tengen::search::puct::PuctConfig;
 use tengen::search::{MctsEngine, SearchConfig};
 
@@ -18,6 +20,8 @@ use tengen::search::{MctsEngine, SearchConfig};
     about = "A Go engine: GTP v2 on stdin/stdout, SGF rule checking, benchmarks",
     long_about = "A Go engine. Without a subcommand (or with `gtp`) it speaks GTP version 2 \
                   on stdin/stdout: attach it to Sabaki, GoGui, kgsGtp, gtp2ogs or CGOS.",
+    long_version = concat!(env!("CARGO_PKG_VERSION"), "\n", tengen::builtin_net_credit!()),
+    after_help = tengen::builtin_net_credit!(),
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -44,7 +48,7 @@ struct EngineArgs {
     #[arg(long, default_value_t = 1, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
-    /// Most playouts per move; with --model, most visits (network evaluations).
+    /// Most playouts per move; with a network, most visits (network evaluations).
     #[arg(long, visible_alias = "visits", allow_negative_numbers = true, value_parser = whole_number)]
     playouts: Option<u64>,
     /// Most seconds per move (more than a year counts as a year); a game clock
@@ -104,17 +108,38 @@ struct EngineArgs {
     /// next command arrives (what is learnt is reused for the next move).
     #[arg(long)]
     ponder: bool,
-    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8 to 17):
-    /// it evaluates the search's leaves (PUCT, no playouts) and enables
-    /// `kata-raw-nn`.
-    #[arg(long, value_name = "PATH")]
+    /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8 to 17) to
+    /// evaluate the search's leaves. Without it: the file named by
+    /// TENGEN_MODEL, else $XDG_DATA_HOME/tengen/default.bin.gz
+    /// (~/.local/share/tengen/default.bin.gz), else the net built into the
+    /// binary (KataGo's g170 b6c96).
+    #[arg(long, value_name = "PATH", conflicts_with = "classical")]
     model: Option<std::path::PathBuf>,
+    /// No network: the classical evaluator (priors, heavy playouts and a
+    /// tactical reader), for comparison.
+    #[arg(long)]
+    classical: bool,
     /// The SGF-metadata profile a human-SL net (KataGo's b18c384nbt-humanv0)
     /// plays as: rank_20k … rank_1k, rank_1d … rank_9d, preaz_RANK (before
     /// AlphaZero), rank_BLACK_WHITE, proyear_1800 … proyear_2023. Also
     /// `kata-set-param humanSLProfile NAME` at run time.
     #[arg(long, value_name = "NAME")]
     human_profile: Option<String>,
+    /// A human-SL net (KataGo's b18c384nbt-humanv0, or any net with an
+    /// SGF-metadata encoder) to play like a person of --human-profile:
+    /// `genmove`'s board moves are drawn from its human policy, the main
+    /// net's search still deciding passing and resigning and vetoing moves
+    /// that throw away a won game. Also enables `kata-raw-human-nn`.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["classical", "level"],
+          requires = "human_profile")]
+    human_model: Option<std::path::PathBuf>,
+    /// How strong `genmove` plays: max (full strength), 20k … 1k, 1d … 9d.
+    /// Below max the move comes from the net's policy as KaTrain's
+    /// calibrated-rank bot picks it; the search still decides passing and
+    /// resigning. Also `tengen-set-level RANK` at run time.
+    #[arg(long, value_name = "RANK", default_value = "max",
+          value_parser = |s: &str| s.parse::<Level>())]
+    level: Level,
 }
 
 /// `--playouts-policy` values.
@@ -283,6 +308,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         quiet: args.quiet,
         ponder: args.ponder,
         human_profile: args.human_profile.clone().unwrap_or_default(),
+        level: args.level,
     };
     let human_profile = match SgfMetadata::profile(&options.human_profile) {
         Ok(profile) => profile,
@@ -291,27 +317,32 @@ fn gtp(args: EngineArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let network = match &args.model {
-        None => None,
-        Some(path) => match load_network(path, args.quiet) {
+    let network = if args.classical {
+        if !args.quiet {
+            tengen::log_line!(
+                "tengen: no network (--classical): playouts evaluate the search's leaves"
+            );
+        }
+        None
+    } else {
+        let source = NetSource::choose(args.model.as_deref(), &|name| std::env::var_os(name));
+        match load_network(&source, args.quiet) {
+            Ok(net) if net.needs_metadata() && human_profile.is_none() => {
+                // KataGo refuses too: the net cannot evaluate without the metadata.
+                tengen::log_line!(
+                    "tengen: {source}: SGFMetadata is required by this human-SL net: give a \
+                     profile with --human-profile (rank_20k … rank_9d, preaz_…, rank_B_W, \
+                     proyear_YYYY)"
+                );
+                return ExitCode::FAILURE;
+            }
             Ok(net) => Some(net),
             Err(e) => {
                 tengen::log_line!("tengen: {e}");
                 return ExitCode::FAILURE;
             }
-        },
+        }
     };
-    if network.as_ref().is_some_and(|n| n.needs_metadata()) && human_profile.is_none() {
-        // KataGo refuses too: the net cannot evaluate without the metadata.
-        tengen::log_line!(
-            "tengen: {}: SGFMetadata is required by this human-SL net: give a profile with \
-             --human-profile (rank_20k … rank_9d, preaz_…, rank_B_W, proyear_YYYY)",
-            args.model
-                .as_ref()
-                .map_or(String::new(), |p| p.display().to_string())
-        );
-        return ExitCode::FAILURE;
-    }
     let config = SearchConfig {
         human_profile,
         threads: args.threads as usize,
@@ -337,18 +368,46 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         ..SearchConfig::default()
     };
+    let human_network = match &args.human_model {
+        None => None,
+        Some(path) => match load_network(&NetSource::HumanFlag(path.clone()), args.quiet) {
+            Ok(net) => {
+                if !net.needs_metadata() {
+                    tengen::log_line!(
+                        "tengen: warning: the --human-model net takes no SGF metadata: is it a \
+                         human-SL net?"
+                    );
+                }
+                Some(net)
+            }
+            Err(e) => {
+                tengen::log_line!("tengen: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let engine = match &network {
         Some(net) => MctsEngine::with_network(config, net.clone()),
         None => MctsEngine::try_new(config),
     };
-    let engine = match engine {
+    let mut engine = match engine {
         Ok(engine) => Box::new(engine),
         Err(e) => {
             tengen::log_line!("tengen: --tt-mb {}: {e}", args.tt_mb);
             return ExitCode::FAILURE;
         }
     };
-    match tengen::gtp::run(options, engine, network) {
+    if let Some(human) = &human_network {
+        if let Err(e) = engine.set_human_net(human.clone()) {
+            tengen::log_line!("tengen: --human-model: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let networks = tengen::gtp::Networks {
+        main: network,
+        human: human_network,
+    };
+    match tengen::gtp::run(options, engine, networks) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tengen::log_line!("tengen: {e}");
@@ -357,18 +416,22 @@ fn gtp(args: EngineArgs) -> ExitCode {
     }
 }
 
-/// Loads a network, saying on stderr how long it took and what it holds.
+/// Loads a network, saying on stderr where it came from, how long it took
+/// and what it holds.
 fn load_network(
-    path: &std::path::Path,
+    source: &NetSource,
     quiet: bool,
 ) -> Result<std::sync::Arc<tengen::nn::Network>, tengen::nn::ModelError> {
     let start = std::time::Instant::now();
     let before = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
-    let net = tengen::nn::Network::load(path)?;
+    let net = source.load()?;
     if !quiet {
         let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
+        if *source == NetSource::BuiltIn {
+            tengen::log_line!("tengen: {}", tengen::nn::builtin::CREDIT);
+        }
         tengen::log_line!(
-            "tengen: loaded {} (model version {}, {} trunk channels, {:.1} M parameters) in {:.2} s, {:.0} MB resident ({:+.0} MB)",
+            "tengen: network from {source}: {} (model version {}, {} trunk channels, {:.1} M parameters) loaded in {:.2} s, {:.0} MB resident ({:+.0} MB)",
             net.name(),
             net.version(),
             net.trunk_channels(),
@@ -419,7 +482,7 @@ fn main() -> ExitCode {
         }) => {
             let rounds = usize::from(rounds);
             let round = tengen::time::duration(seconds.max(0.01));
-            let net = match load_network(&path, false) {
+            let net = match load_network(&NetSource::Flag(path), false) {
                 Ok(net) => net,
                 Err(e) => {
                     tengen::log_line!("tengen bench: {e}");

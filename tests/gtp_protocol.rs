@@ -343,6 +343,7 @@ fn help_documents_every_engine_flag() {
     for flag in [
         "--rules",
         "--ko",
+        "--classical",
         "--suicide",
         "--komi",
         "--size",
@@ -502,6 +503,7 @@ fn final_score_settles_capture_races() {
 fn run_tengen(args: &[&str], stdin: &str) -> (String, String, String) {
     use std::io::Write as _;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("--classical")
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -559,7 +561,7 @@ fn a_table_larger_than_memory_is_refused_with_a_message() {
     // Under an address-space limit of 2 GB, a 4 GB table cannot be had: the
     // engine says so and exits instead of aborting.
     let cmd = format!(
-        "ulimit -v 2000000; exec {} --tt-mb 4096",
+        "ulimit -v 2000000; exec {} --classical --tt-mb 4096",
         env!("CARGO_BIN_EXE_tengen")
     );
     let out = std::process::Command::new("sh")

@@ -36,6 +36,8 @@ mod match_gtp_client;
 mod match_runner;
 #[path = "nn_cli.rs"]
 mod nn_cli;
+#[path = "nn_default_net.rs"]
+mod nn_default_net;
 #[path = "nn_features_katago.rs"]
 mod nn_features_katago;
 #[path = "nn_forward_reference.rs"]
@@ -56,8 +58,12 @@ mod rules_suicide_and_ko;
 mod rules_undo;
 #[path = "search_engine.rs"]
 mod search_engine;
+#[path = "search_human.rs"]
+mod search_human;
 #[path = "search_legality.rs"]
 mod search_legality;
+#[path = "search_levels.rs"]
+mod search_levels;
 #[path = "search_strength.rs"]
 mod search_strength;
 #[path = "search_tactics.rs"]

@@ -135,7 +135,7 @@ fn final_score_agrees_with_gnugo_on_finished_games() {
     let Some(g) = gnugo() else { return };
     let dir = TempDir::new();
     let tengen = env!("CARGO_BIN_EXE_tengen");
-    let ours = format!("{tengen} --playouts 3000 --quiet --resign-threshold 0");
+    let ours = format!("{tengen} --classical --playouts 3000 --quiet --resign-threshold 0");
     let sgf_dir = dir.path().join("games");
     let out = run_match(&[
         "--black",
@@ -158,7 +158,10 @@ fn final_score_agrees_with_gnugo_on_finished_games() {
     files.sort();
     assert_eq!(files.len(), 2, "{out}");
     for file in files {
-        let ours = final_score(&[tengen, "--quiet", "--playouts", "3000"], &file);
+        let ours = final_score(
+            &[tengen, "--classical", "--quiet", "--playouts", "3000"],
+            &file,
+        );
         let theirs = final_score(
             &[
                 GNUGO,
@@ -179,7 +182,7 @@ fn tengen_against_gnugo_with_a_referee() {
     // Fixed playouts: with one thread the games replay exactly, so a failure
     // here can be reproduced (a time limit makes every run a new game).
     let tengen = format!(
-        "{} --quiet --seed 5 --playouts 2000",
+        "{} --classical --quiet --seed 5 --playouts 2000",
         env!("CARGO_BIN_EXE_tengen")
     );
     let out = run_match(&[

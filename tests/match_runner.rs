@@ -357,7 +357,9 @@ fn tengen_plays_itself_over_gtp_under_every_rule_set() {
         } else {
             ""
         };
-        let engine = |seed: u32| format!("{tengen} --quiet --seed {seed} --playouts 1000{extra}");
+        let engine = |seed: u32| {
+            format!("{tengen} --classical --quiet --seed {seed} --playouts 1000{extra}")
+        };
         let out = run_match(
             &engine(3),
             &engine(4),

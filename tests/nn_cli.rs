@@ -27,7 +27,7 @@ fn kata_raw_nn_exists_only_with_a_net() {
     assert_eq!(e.ok("known_command kata-raw-nn"), "true");
     assert!(e.ok("list_commands").lines().any(|l| l == "kata-raw-nn"));
     assert!(
-        e.stderr_has("loaded g170-b6c96"),
+        e.stderr_has("network from --model ") && e.stderr_has(": g170-b6c96"),
         "load is reported on stderr"
     );
     for bad in [

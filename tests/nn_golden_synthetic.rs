@@ -154,6 +154,9 @@ struct Replay {
     /// A change to the net after generating it: the net is then not the one KataGo evaluated,
     /// and the answers should differ.
     mutate: Option<fn(&mut Net)>,
+    /// Load the net as the human-SL net (`--human-model`, beside the built-in main net) and
+    /// ask `kata-raw-human-nn`, which must answer as KataGo's `kata-raw-nn` on the same net.
+    human: bool,
 }
 
 /// What a replay found.
@@ -216,7 +219,15 @@ fn replay(stem: &str, how: Replay) -> Outcome {
 
     let positions = raw_nn::positions();
     let net_arg = net.to_str().expect("a UTF-8 temp path");
-    let mut args = vec!["--model", net_arg, "--quiet"];
+    let mut args = vec![
+        if how.human {
+            "--human-model"
+        } else {
+            "--model"
+        },
+        net_arg,
+        "--quiet",
+    ];
     let mut profile = wanted.first().copied().unwrap_or("");
     if !profile.is_empty() {
         args.extend(["--human-profile", profile]);
@@ -245,9 +256,14 @@ fn replay(stem: &str, how: Replay) -> Outcome {
             engine.ok(&format!("kata-set-param humanSLProfile {want}"));
             profile = want;
         }
+        let command = if how.human {
+            "kata-raw-human-nn"
+        } else {
+            "kata-raw-nn"
+        };
         let ask = match how.optimism {
-            Some(o) => format!("kata-raw-nn {} {o}", g.symmetry),
-            None => format!("kata-raw-nn {}", g.symmetry),
+            Some(o) => format!("{command} {} {o}", g.symmetry),
+            None => format!("{command} {}", g.symmetry),
         };
         let ours = split_symmetries(&engine.ok(&ask));
         let theirs = split_symmetries(&g.lines.join("\n"));
@@ -348,6 +364,21 @@ fn v15_metadata_encoder_under_a_proyear_profile_matches_katago() {
     );
 }
 
+/// The human policy of human-like play (`--human-model`, `kata-raw-human-nn`) is KataGo's,
+/// under every profile: the net as the human-SL net beside the main one answers as KataGo did
+/// with it as its only net.
+#[test]
+fn the_human_sl_net_beside_the_main_net_matches_katago_under_every_profile() {
+    check_synthetic(
+        "v15-meta-conv",
+        Replay {
+            optimism: Some("0"),
+            human: true,
+            ..Replay::default()
+        },
+    );
+}
+
 /// As KataGo: `kata-raw-nn` without an optimism on a metadata net gives the plain policy
 /// (KataGo forces optimism 0 for such nets; the default 0.2 was off by up to 8.6e-3 in a
 /// probability).
@@ -423,6 +454,7 @@ fn slightly_changed_nets_differ_from_the_goldens() {
                         .iter_mut()
                         .for_each(|w| *w += 0.02);
                 }),
+                human: false,
             },
             "the metadata encoder's weights from one input 0.02 larger",
         ),

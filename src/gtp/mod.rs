@@ -33,6 +33,7 @@ use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
+use crate::search::levels::Level;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
 use protocol::{Command, GtpError};
@@ -43,6 +44,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The nets a session runs: the main one (its commands, such as
+/// `kata-raw-nn`, exist only with it) and a human-SL one
+/// (`kata-raw-human-nn`).
+#[derive(Clone, Default)]
+pub struct Networks {
+    pub main: Option<Arc<Network>>,
+    pub human: Option<Arc<Network>>,
+}
 
 /// How the engine starts: the command-line settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +72,8 @@ pub struct Options {
     /// The human-SL profile's name (`rank_8k`, …; empty for none), which the
     /// network's evaluations are given.
     pub human_profile: String,
+    /// How strong `genmove` plays (`tengen-set-level` changes it).
+    pub level: Level,
 }
 
 impl Default for Options {
@@ -74,6 +86,7 @@ impl Default for Options {
             quiet: false,
             ponder: false,
             human_profile: String::new(),
+            level: Level::Max,
         }
     }
 }
@@ -125,6 +138,8 @@ pub struct Session {
     ponder_next: bool,
     /// The network loaded with `--model`, if any: its commands exist only then.
     network: Option<Evaluator>,
+    /// The human-SL network of `--human-model`, if any.
+    human_network: Option<Evaluator>,
     /// When the command being handled arrived: a `genmove`'s time counts
     /// from there, as the controller's clock does.
     received: Instant,
@@ -134,17 +149,13 @@ pub struct Session {
 ///
 /// # Errors
 /// Only if the reader thread cannot be started.
-pub fn run(
-    options: Options,
-    engine: Box<dyn Engine>,
-    network: Option<Arc<Network>>,
-) -> io::Result<()> {
+pub fn run(options: Options, engine: Box<dyn Engine>, networks: Networks) -> io::Result<()> {
     serve(
         io::BufReader::new(io::stdin()),
         Box::new(io::stdout()),
         options,
         engine,
-        network,
+        networks,
     )
 }
 
@@ -157,7 +168,7 @@ pub fn serve<R>(
     output: Box<dyn Write + Send>,
     options: Options,
     engine: Box<dyn Engine>,
-    network: Option<Arc<Network>>,
+    networks: Networks,
 ) -> io::Result<()>
 where
     R: BufRead + Send + 'static,
@@ -167,16 +178,22 @@ where
     std::thread::Builder::new()
         .name("gtp-stdin".into())
         .spawn(move || read_lines(input, reader))?;
+    let mut engine = engine;
+    engine
+        .set_level(options.level)
+        .map_err(|e| io::Error::other(format!("--level {}: {e}", options.level)))?;
     let mut session = Session::new(options, engine, output, events, sender);
     let profile = SgfMetadata::profile(&session.options.human_profile).unwrap_or_else(|e| {
         crate::log_line!("tengen: {e}");
         None
     });
-    session.network = network.map(|net| {
+    let evaluator = |net| {
         let mut evaluator = Evaluator::new(net);
         evaluator.set_metadata(profile);
         evaluator
-    });
+    };
+    session.network = networks.main.map(evaluator);
+    session.human_network = networks.human.map(evaluator);
     session.main_loop();
     Ok(())
 }
@@ -235,6 +252,7 @@ impl Session {
             handicap: 0,
             ponder_next: false,
             network: None,
+            human_network: None,
             received: Instant::now(),
         }
     }

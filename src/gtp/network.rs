@@ -2,13 +2,14 @@
 //! `kata-raw-nn`, answering in KataGo's exact format so that both engines'
 //! answers diff line for line.
 
-use super::commands::{text, Entry};
+use super::commands::{arity, text, Entry};
 use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};
 use crate::go::board::Color;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
+use crate::search::levels::Level;
 use std::fmt::Write;
 
 /// Listed after the standard commands when a network is loaded.
@@ -18,6 +19,10 @@ pub static NETWORK_COMMANDS: &[Entry] = &[
         handler: cmd_kata_raw_nn,
     },
     Entry {
+        name: "kata-raw-human-nn",
+        handler: cmd_kata_raw_human_nn,
+    },
+    Entry {
         name: "kata-get-param",
         handler: cmd_kata_get_param,
     },
@@ -25,7 +30,31 @@ pub static NETWORK_COMMANDS: &[Entry] = &[
         name: "kata-set-param",
         handler: cmd_kata_set_param,
     },
+    Entry {
+        name: "tengen-get-level",
+        handler: cmd_get_level,
+    },
+    Entry {
+        name: "tengen-set-level",
+        handler: cmd_set_level,
+    },
 ];
+
+/// `tengen-get-level` → `max`, `20k` … `1k` or `1d` … `9d`.
+fn cmd_get_level(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 0)?;
+    text(s.options.level.to_string())
+}
+
+/// `tengen-set-level RANK` (`max`, `20k` … `1k`, `1d` … `9d`): how strong
+/// `genmove` plays from now on; analysis stays at full strength.
+fn cmd_set_level(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 1)?;
+    let level: Level = cmd.args[0].parse().map_err(GtpError::new)?;
+    s.engine.set_level(level).map_err(GtpError::new)?;
+    s.options.level = level;
+    text("")
+}
 
 /// The parameters `kata-get-param` and `kata-set-param` know.
 const HUMAN_SL_PROFILE: &str = "humanSLProfile";
@@ -63,7 +92,10 @@ fn cmd_kata_set_param(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError>
         )));
     }
     let profile = SgfMetadata::profile(value).map_err(GtpError::new)?;
-    if let Some(evaluator) = s.network.as_mut() {
+    for evaluator in [s.network.as_mut(), s.human_network.as_mut()]
+        .into_iter()
+        .flatten()
+    {
         evaluator.set_metadata(profile);
     }
     s.engine.set_human_profile(profile).map_err(GtpError::new)?;
@@ -128,6 +160,17 @@ fn parse_args(args: &[String]) -> Result<RawNnArgs, GtpError> {
 /// ownership. A colour other than the player to move evaluates the board with
 /// that colour to move and no history (no ko, no previous moves), as KataGo.
 fn cmd_kata_raw_nn(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    raw_nn(s, cmd, false)
+}
+
+/// `kata-raw-human-nn [COLOR] SYMMETRY|all [OPTIMISM]` → the same for the
+/// human-SL net of `--human-model`, under the session's profile.
+fn cmd_kata_raw_human_nn(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    raw_nn(s, cmd, true)
+}
+
+/// `kata-raw-nn` on the main net or, with `human`, on the human-SL net.
+fn raw_nn(s: &mut Session, cmd: &Command, human: bool) -> Result<Reply, GtpError> {
     let args = parse_args(&cmd.args)?;
     let fresh;
     let game = match args.color {
@@ -139,8 +182,14 @@ fn cmd_kata_raw_nn(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
         }
         _ => &s.game,
     };
-    let Some(evaluator) = s.network.as_mut() else {
-        return Err(GtpError::new("no network loaded"));
+    let evaluator = if human {
+        s.human_network
+            .as_mut()
+            .ok_or_else(|| GtpError::new("no human-SL network loaded (--human-model)"))?
+    } else {
+        s.network
+            .as_mut()
+            .ok_or_else(|| GtpError::new("no network loaded"))?
     };
     let mut eval = NetEval::new();
     let mut out = String::new();

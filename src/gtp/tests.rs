@@ -26,7 +26,7 @@ fn transcript(input: &str) -> String {
         Box::new(out.clone()),
         Options::default(),
         Box::new(RandomEngine::new(1)),
-        None,
+        Networks::default(),
     )
     .unwrap();
     let bytes = out.0.lock().unwrap().clone();
@@ -170,7 +170,7 @@ impl Live {
                 Box::new(sink),
                 Options::default(),
                 Box::new(engine),
-                None,
+                Networks::default(),
             )
             .unwrap();
         });
@@ -292,7 +292,7 @@ fn end_of_input_does_not_cut_a_genmove_short() {
         Box::new(out.clone()),
         Options::default(),
         Box::new(engine),
-        None,
+        Networks::default(),
     )
     .unwrap();
     assert!(!stopped.load(Ordering::Relaxed));
@@ -354,7 +354,7 @@ fn final_status_list_computes_dead_stones_only_for_dead_and_alive() {
         Box::new(out.clone()),
         Options::default(),
         Box::new(engine),
-        None,
+        Networks::default(),
     )
     .unwrap();
     let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();

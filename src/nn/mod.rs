@@ -10,7 +10,9 @@
 //! `gemm` the matrix product, `winograd` the 3×3 convolutions), `symmetry` maps board points under the eight symmetries, and `output`
 //! post-processes raw outputs into probabilities and scores as KataGo does.
 //!
-//! `evaluator` ties them together: a game in, a [`NetEval`] out.
+//! `evaluator` ties them together: a game in, a [`NetEval`] out. `builtin`
+//! holds the net compiled into the binary, `source` decides which net an
+//! engine runs (`--model`, `TENGEN_MODEL`, the per-user default, the built-in).
 //!
 //! ```no_run
 //! use tengen::nn::{Network, Workspace, NetInput, RawEval};
@@ -24,6 +26,7 @@
 //! ```
 
 pub mod area;
+pub mod builtin;
 pub mod evaluator;
 pub mod features;
 pub mod forward;
@@ -34,6 +37,7 @@ pub mod layers;
 pub mod metadata;
 pub mod model;
 pub mod output;
+pub mod source;
 pub mod symmetry;
 pub mod transformer;
 pub mod vecmath;
@@ -49,3 +53,4 @@ pub use forward::{
 };
 pub use model::{ModelDesc, ModelError, NUM_META_FEATURES};
 pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
+pub use source::NetSource;

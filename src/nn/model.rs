@@ -41,7 +41,7 @@ pub struct ModelError {
 }
 
 impl ModelError {
-    fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         ModelError {
             message: message.into(),
         }
@@ -348,26 +348,35 @@ pub struct ModelDesc {
 impl ModelDesc {
     /// Reads a model file; `.txt.gz`/`.txt` hold text floats, anything else `@BIN@` blocks.
     pub fn load(path: &Path) -> Result<ModelDesc, ModelError> {
-        let shown = path.display();
+        let shown = path.display().to_string();
         let file = std::fs::File::open(path)
             .map_err(|e| ModelError::new(format!("{shown}: cannot open: {e}")))?;
         let mut raw = Vec::new();
         file.take(MAX_DECOMPRESSED_BYTES + 1)
             .read_to_end(&mut raw)
             .map_err(|e| ModelError::new(format!("{shown}: cannot read: {e}")))?;
-        let lower = path.to_string_lossy().to_ascii_lowercase();
+        ModelDesc::from_file_bytes(&shown, &raw)
+    }
+
+    /// Parses the bytes of a model file named `name` (gzip or not; the name's ending tells
+    /// text floats from `@BIN@` blocks, as for [`ModelDesc::load`]); errors start with `name`.
+    pub fn from_file_bytes(name: &str, raw: &[u8]) -> Result<ModelDesc, ModelError> {
+        let lower = name.to_ascii_lowercase();
+        let decompressed;
         let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
-            decompress(&raw).map_err(|e| ModelError::new(format!("{shown}: {}", e.message)))?
+            decompressed =
+                decompress(raw).map_err(|e| ModelError::new(format!("{name}: {}", e.message)))?;
+            &decompressed[..]
         } else if lower.ends_with(".bin") || lower.ends_with(".txt") {
             raw
         } else {
             return Err(ModelError::new(format!(
-                "{shown}: not a gzip file (no gzip magic bytes) and not named .bin or .txt"
+                "{name}: not a gzip file (no gzip magic bytes) and not named .bin or .txt"
             )));
         };
         let binary = !(lower.ends_with(".txt.gz") || lower.ends_with(".txt"));
-        ModelDesc::parse(&bytes, binary)
-            .map_err(|e| ModelError::new(format!("{shown}: {}", e.message)))
+        ModelDesc::parse(bytes, binary)
+            .map_err(|e| ModelError::new(format!("{name}: {}", e.message)))
     }
 
     /// Parses a decompressed model; `binary` selects `@BIN@` float blocks over text floats.

@@ -32,7 +32,9 @@
 
 pub mod classical;
 pub mod evaluate;
+pub mod human;
 pub mod key;
+pub mod levels;
 pub mod mcts;
 pub mod net_cache;
 pub mod network;
@@ -49,7 +51,9 @@ use crate::search::classical::playout::{sample_playouts, PlayoutRng, Policy};
 use crate::search::classical::priors::PriorWeights;
 use classical::Classical;
 use evaluate::LeafEvaluator;
+use human::HumanPlay;
 use key::{KeyMode, KeyState};
+use levels::Level;
 use mcts::{Root, Tree, Worker};
 use net_cache::{net_input_key, NetCache};
 use network::NetworkLeaves;
@@ -68,6 +72,10 @@ pub const RESIGN_AFTER: u32 = 3;
 /// ...and this many points behind on 19×19 (scaled by area on other boards),
 /// and a quarter of the empty points.
 pub const RESIGN_BEHIND: f64 = 10.0;
+
+/// Mixed into the seed of the level's move draws, so they do not repeat the
+/// search's random stream.
+const LEVEL_SEED: u64 = 0x6c65_7665_6c73;
 
 /// Visits behind the root's moves needed before resigning: playouts are
 /// noisy and need many; a net's judgement needs fewer (a slow net at a fast
@@ -129,6 +137,9 @@ pub struct SearchConfig {
     /// The SGF metadata a human-SL network is given (its `--human-profile`);
     /// other nets ignore it.
     pub human_profile: Option<SgfMetadata>,
+    /// How strong `genmove` plays (with a network; analysis is always at
+    /// full strength).
+    pub level: Level,
 }
 
 impl Default for SearchConfig {
@@ -152,6 +163,7 @@ impl Default for SearchConfig {
             puct: PuctConfig::default(),
             batch: network::DEFAULT_BATCH,
             human_profile: None,
+            level: Level::Max,
         }
     }
 }
@@ -186,6 +198,10 @@ pub struct MctsEngine {
     /// `genmove`s in a row whose best move's win rate was below the
     /// resignation threshold.
     losing_streak: u32,
+    /// Draws the moves of a level below full strength.
+    level_rng: PlayoutRng,
+    /// Human-like play, with a human-SL net.
+    human: Option<HumanPlay>,
     /// The last position's ownership averaged over the net's 8 symmetries,
     /// under its [`net_input_key`] with the full-history node key: one
     /// `final_status_list` or `final_score` after another asks the net once.
@@ -252,12 +268,14 @@ impl MctsEngine {
         })?;
         Ok(MctsEngine {
             tree: Mutex::new(tree),
-            config,
             searches: 0,
             classical: Vec::new(),
             network,
             losing_streak: 0,
             final_ownership: None,
+            level_rng: PlayoutRng::new(config.seed ^ LEVEL_SEED),
+            human: None,
+            config,
         })
     }
 
@@ -275,6 +293,25 @@ impl MctsEngine {
     /// classical way).
     fn network_for(&self, game: &Game) -> bool {
         self.network.is_some() && game.board().size() <= crate::nn::MAX_BOARD_SIZE
+    }
+
+    /// Plays like a person from now on: `genmove`'s board moves are drawn
+    /// from `net`'s human policy under the configured profile (see
+    /// [`human`]); the search with the main net still decides the rest.
+    ///
+    /// # Errors
+    /// The engine has no main network to search and veto with.
+    pub fn set_human_net(&mut self, net: Arc<Network>) -> Result<(), String> {
+        let Some(parts) = &self.network else {
+            return Err("human-like play needs a main network to search with".into());
+        };
+        self.human = Some(HumanPlay::new(
+            net,
+            parts.net.clone(),
+            self.config.human_profile,
+            self.config.seed ^ LEVEL_SEED.rotate_left(17),
+        ));
+        Ok(())
     }
 
     /// Playouts (leaf evaluations) run by the last search.
@@ -791,11 +828,73 @@ impl MctsEngine {
     /// the points still in play. So a game lost by a point or two, or one
     /// still being caught up (a handicap game as White), is played out
     /// against a fallible opponent.
+    ///
+    /// Below full strength the streak and the margin are twice as long: the
+    /// search judges by its own play, which the level does not play.
     fn hopeless(&self, game: &Game, score_lead: f64) -> bool {
         let board = game.board();
         let area = board.geometry().area() as f64;
         let behind = (RESIGN_BEHIND * area / 361.0).max(board.num_empty() as f64 / 4.0);
-        self.losing_streak >= RESIGN_AFTER && score_lead < -behind
+        let patience = if self.config.level == Level::Max {
+            1
+        } else {
+            2
+        };
+        self.losing_streak >= patience * RESIGN_AFTER && score_lead < -behind * patience as f64
+    }
+
+    /// The net's policy over `color`'s legal moves (pass included) at the
+    /// root of the last search: the priors of the root's edges.
+    fn root_policy(&self, game: &Game, color: Color) -> Vec<(Move, f32)> {
+        let root = Root::new(game, color, &self.config);
+        let t = lock(&self.tree);
+        let Some(slot) = t.table.find(root.key, NO_SLOT) else {
+            return Vec::new();
+        };
+        t.table
+            .edges(slot)
+            .iter()
+            .filter(|e| e.point == PASS || root.legal[e.point as usize])
+            .map(|e| (mcts::point_move(e.point), e.prior_w))
+            .collect()
+    }
+
+    /// Below full strength, the board move the human-SL net (see
+    /// [`human`]) or the level (see [`levels`]) plays instead of the
+    /// search's; passes, resignation and the clean-up stay the search's.
+    fn below_full_strength(
+        &mut self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        decision: Decision,
+        report: &Report,
+    ) -> Decision {
+        if options.cleanup
+            || !self.network_for(game)
+            || !matches!(decision, Decision::Play(Move::Play(_)))
+        {
+            return decision;
+        }
+        if let Some(human) = &mut self.human {
+            return human
+                .choose(game, color, report)
+                .map_or(decision, Decision::Play);
+        }
+        let Some(kyu) = self.config.level.kyu() else {
+            return decision;
+        };
+        let mut policy = self.root_policy(game, color);
+        if policy.is_empty() {
+            return decision;
+        }
+        let points = game.board().geometry().area();
+        let mv = levels::pick(kyu, points, &mut policy, &mut self.level_rng);
+        if game.is_legal(color, mv) {
+            Decision::Play(mv)
+        } else {
+            decision
+        }
     }
 
     /// The move to play given the finished search (see the module docs of
@@ -894,7 +993,9 @@ impl Engine for MctsEngine {
             .first()
             .is_some_and(|m| m.winrate < self.config.resign_threshold);
         self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
-        (self.decide(game, color, options, &report), report)
+        let decision = self.decide(game, color, options, &report);
+        let decision = self.below_full_strength(game, color, options, decision, &report);
+        (decision, report)
     }
 
     fn analyze(
@@ -966,8 +1067,19 @@ impl Engine for MctsEngine {
         seki
     }
 
+    fn set_level(&mut self, level: Level) -> Result<(), String> {
+        if level != Level::Max && self.network.is_none() {
+            return Err("a level below max needs a network (not --classical)".into());
+        }
+        self.config.level = level;
+        Ok(())
+    }
+
     fn set_human_profile(&mut self, profile: Option<SgfMetadata>) -> Result<(), String> {
         self.config.human_profile = profile;
+        if let Some(human) = &mut self.human {
+            human.set_profile(profile);
+        }
         if let Some(parts) = &mut self.network {
             // Evaluations under the old profile are stale everywhere.
             parts.threads.clear();

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 /// How long any single read may wait before the test fails (not hangs).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// `XDG_DATA_HOME` for the engines the tests start: a directory that does
+/// not exist, so no per-user default net changes what a test runs.
+pub const NO_USER_DATA: &str = "/nonexistent/tengen-test-data";
+
 pub struct Engine {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -22,9 +26,17 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// `tengen ARGS…` with `--quiet` off, so stderr can be inspected.
+    /// `tengen ARGS…` with `--quiet` off, so stderr can be inspected: the
+    /// classical engine (`--classical`) unless ARGS name a net or say
+    /// `--classical` themselves.
     pub fn spawn(args: &[&str]) -> Engine {
         Engine::spawn_in(Path::new("."), args)
+    }
+
+    /// `tengen ARGS…` with its default net: the built-in one, as neither
+    /// `TENGEN_MODEL` nor a per-user default file reaches the tests.
+    pub fn spawn_default_net(args: &[&str]) -> Engine {
+        Engine::start(Path::new("."), args, false)
     }
 
     /// `tengen ARGS…` running in directory `dir` (relative file names of
@@ -35,7 +47,17 @@ impl Engine {
     /// search table has 16 MB (plenty for 300 playouts; the default 256 MB
     /// costs time to clear at the start and at every `clear_board`).
     pub fn spawn_in(dir: &Path, args: &[&str]) -> Engine {
+        Engine::start(dir, args, true)
+    }
+
+    fn start(dir: &Path, args: &[&str], classical: bool) -> Engine {
         let mut full: Vec<&str> = args.to_vec();
+        let names_a_net = ["--model", "--classical", "--human-model"]
+            .iter()
+            .any(|f| args.contains(f));
+        if classical && !names_a_net {
+            full.push("--classical");
+        }
         if !args.contains(&"--playouts") {
             full.extend(["--playouts", "300"]);
         }
@@ -47,6 +69,8 @@ impl Engine {
         }
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
             .args(&full)
+            .env_remove("TENGEN_MODEL")
+            .env("XDG_DATA_HOME", NO_USER_DATA)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

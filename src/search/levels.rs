@@ -1,0 +1,173 @@
+//! Playing below full strength: a rank from 20 kyu to 9 dan, and the move
+//! choice KaTrain's "calibrated rank" bot makes for it from the net's policy
+//! (fitted by KaTrain's authors against GNU Go and Pachi on KGS-rated games).
+//!
+//! For a rank, `n` of the `L` moves with a positive policy are drawn
+//! uniformly without replacement, and the one of them the policy likes best
+//! is played; `n` grows with the rank and with the share of the board still
+//! open ([`moves_considered`]). The policy's top move is played instead when
+//! the position leaves no real choice ([`plays_top_move`]), or when the draw's
+//! best is less likely than passing. The search still decides passing,
+//! resigning and the clean-up; a level only replaces the board move it chose.
+
+use crate::go::board::Move;
+use crate::search::classical::playout::PlayoutRng;
+use std::fmt;
+use std::str::FromStr;
+
+/// How strong the engine plays.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Level {
+    /// Full strength: the search's move.
+    #[default]
+    Max,
+    /// A rank: kyu ranks are positive, 1 dan is 0, 2 dan is -1 … 9 dan is
+    /// -8 (KaTrain's scale).
+    Rank(i32),
+}
+
+/// The weakest rank.
+pub const WEAKEST_KYU: i32 = 20;
+/// The strongest dan rank.
+pub const STRONGEST_DAN: i32 = 9;
+
+impl Level {
+    /// The rank on KaTrain's kyu scale, `None` at full strength.
+    pub fn kyu(self) -> Option<f64> {
+        match self {
+            Level::Max => None,
+            Level::Rank(k) => Some(k as f64),
+        }
+    }
+}
+
+impl FromStr for Level {
+    type Err = String;
+
+    /// `max`, `20k` … `1k`, `1d` … `9d` (case-insensitive).
+    fn from_str(text: &str) -> Result<Level, String> {
+        let lower = text.trim().to_ascii_lowercase();
+        if lower == "max" {
+            return Ok(Level::Max);
+        }
+        let bad = || format!("unknown level {text:?}: max, 20k … 1k or 1d … 9d");
+        if lower.len() < 2 || !lower.is_ascii() {
+            return Err(bad());
+        }
+        let (digits, unit) = lower.split_at(lower.len() - 1);
+        let n: i32 = digits.parse().map_err(|_| bad())?;
+        match unit {
+            "k" if (1..=WEAKEST_KYU).contains(&n) => Ok(Level::Rank(n)),
+            "d" if (1..=STRONGEST_DAN).contains(&n) => Ok(Level::Rank(1 - n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Level::Max => write!(f, "max"),
+            Level::Rank(k) if k > 0 => write!(f, "{k}k"),
+            Level::Rank(k) => write!(f, "{}d", 1 - k),
+        }
+    }
+}
+
+/// How many of the `legal` moves with a positive policy a player of rank
+/// `kyu` considers on a board of `points` points (KaTrain's fit).
+pub fn moves_considered(kyu: f64, points: usize, legal: usize) -> usize {
+    let n = points as f64;
+    let share = legal as f64 / n;
+    let orig = 0.063015 + 0.7624 * n / 10f64.powf(-0.05737 * kyu + 1.9482);
+    let bump = (3.002 * share * share - share - 0.034889 * kyu - 0.5097).powi(2);
+    let modified = (0.3931 + 0.6559 * share * (-bump).exp() - 0.01093 * kyu) * orig;
+    let considered = (n * share / (1.31165 * (modified + 1.0) - 0.082653)).round();
+    if considered.is_finite() && considered >= 1.0 {
+        considered as usize
+    } else {
+        1
+    }
+}
+
+/// Whether the policy's top move is played outright: passing is among the
+/// five likeliest moves, or the top move is clear enough (more than
+/// `0.8 (1 - share of the board filled / 2)`), or the top two together are
+/// (more than 0.85, more for ranks weaker than 8k). `sorted` holds the
+/// policy's probabilities, likeliest first, pass included.
+pub fn plays_top_move(kyu: f64, points: usize, legal: usize, sorted: &[(Move, f32)]) -> bool {
+    let filled = points.saturating_sub(legal) as f64 / points as f64;
+    let p = |i: usize| sorted.get(i).map_or(0.0, |&(_, p)| p as f64);
+    sorted.iter().take(5).any(|&(m, _)| m == Move::Pass)
+        || p(0) > 0.8 * (1.0 - 0.5 * filled)
+        || p(0) + p(1) > 0.85 + (0.02 * (kyu - 8.0)).max(0.0)
+}
+
+/// The move a player of rank `kyu` plays, given the net's policy over the
+/// legal moves (`policy`, pass included; sorted in place, likeliest first)
+/// on a board of `points` points. A board move, unless passing is the
+/// policy's only choice.
+pub fn pick(kyu: f64, points: usize, policy: &mut [(Move, f32)], rng: &mut PlayoutRng) -> Move {
+    policy.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let pass_prob = policy
+        .iter()
+        .find(|&&(m, _)| m == Move::Pass)
+        .map_or(0.0, |&(_, p)| p);
+    let board_moves = policy
+        .iter()
+        .filter(|&&(m, p)| m != Move::Pass && p > 0.0)
+        .count();
+    let top_board = policy
+        .iter()
+        .find(|&&(m, _)| m != Move::Pass)
+        .map(|&(m, _)| m);
+    let Some(top_board) = top_board else {
+        return Move::Pass;
+    };
+    if plays_top_move(kyu, points, board_moves, policy) {
+        return top_board;
+    }
+    let n = moves_considered(kyu, points, board_moves).min(board_moves);
+    // The best of n distinct moves drawn uniformly is the smallest of n
+    // distinct ranks among the sorted board moves. Selection sampling
+    // (Knuth's algorithm S) takes each rank in turn with probability
+    // (ranks wanted) / (ranks left); the first it takes is the smallest.
+    let mut best = 0;
+    for (rank, left) in (1..=board_moves).rev().enumerate() {
+        if rng.below(left) < n {
+            best = rank;
+            break;
+        }
+    }
+    let chosen = policy
+        .iter()
+        .filter(|&&(m, p)| m != Move::Pass && p > 0.0)
+        .nth(best)
+        .copied();
+    match chosen {
+        Some((m, p)) if p >= pass_prob => m,
+        _ => top_board,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_parse_and_print() {
+        assert_eq!("max".parse::<Level>(), Ok(Level::Max));
+        assert_eq!("20k".parse::<Level>(), Ok(Level::Rank(20)));
+        assert_eq!("1K".parse::<Level>(), Ok(Level::Rank(1)));
+        assert_eq!("1d".parse::<Level>(), Ok(Level::Rank(0)));
+        assert_eq!("9d".parse::<Level>(), Ok(Level::Rank(-8)));
+        for bad in [
+            "", "k", "0k", "21k", "10d", "0d", "3p", "-1k", "3 k", "ｋ", "1dd",
+        ] {
+            assert!(bad.parse::<Level>().is_err(), "{bad:?}");
+        }
+        for text in ["max", "20k", "1k", "1d", "9d"] {
+            assert_eq!(text.parse::<Level>().unwrap().to_string(), text);
+        }
+    }
+}

@@ -375,6 +375,25 @@ fn short_searches_resign_on_the_visits_the_table_keeps() {
     }
 }
 
+/// Below full strength the engine resigns later: after twice the losing
+/// streak (the search judges by its own play, which the level does not play).
+#[test]
+fn a_levelled_engine_resigns_later() {
+    let Some(net) = common::b6c96() else { return };
+    let late = position(&LOST, Color::Black, 0.5, 14);
+    let config = SearchConfig {
+        level: tengen::search::levels::Level::Rank(10),
+        ..small()
+    };
+    let mut e = MctsEngine::with_network(config, net).unwrap();
+    let after = tengen::search::RESIGN_AFTER as usize;
+    let decisions: Vec<Decision> = (0..2 * after)
+        .map(|_| genmove(&mut e, &late, Color::Black, &with_playouts(500)).0)
+        .collect();
+    let first = decisions.iter().position(|d| *d == Decision::Resign);
+    assert_eq!(first, Some(2 * after - 1), "{decisions:?}");
+}
+
 /// A slow net at a fast clock searches a few dozen visits a move: the
 /// network's search resigns a hopeless game on far fewer visits than the
 /// playouts need (16 a move here: about 48 in the table by the third move,

@@ -12,6 +12,8 @@
 
 #[path = "analysis_engine.rs"]
 mod analysis_engine;
+#[path = "analysis_fuzz.rs"]
+mod analysis_fuzz;
 #[path = "analysis_katagoanal.rs"]
 mod analysis_katagoanal;
 #[path = "gtp_analysis.rs"]

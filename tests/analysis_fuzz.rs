@@ -51,7 +51,10 @@ const RULES: &[&str] = &[
     "new-zealand",
     "stone_scoring",
 ];
-const OVERRIDES: &[(&str, fn(&mut PlayoutRng) -> Value)] = &[
+/// An override's name and a maker of plausible values for it.
+type Override = (&'static str, fn(&mut PlayoutRng) -> Value);
+
+const OVERRIDES: &[Override] = &[
     ("reportAnalysisWinratesAs", |r| {
         json!(["BLACK", "WHITE", "SIDETOMOVE"][r.below(3)])
     }),
@@ -306,7 +309,9 @@ fn a_hundred_thousand_mutated_queries() {
                 answered.insert(id.to_string());
                 // Only the ids this test gave out are unique (a mutated id
                 // such as "x" stands on many lines).
-                let ours = id.strip_prefix('q').is_some_and(|n| n.parse::<usize>().is_ok());
+                let ours = id
+                    .strip_prefix('q')
+                    .is_some_and(|n| n.parse::<usize>().is_ok());
                 if ours && v.get("isDuringSearch") == Some(&json!(false)) {
                     let turn = v.get("turnNumber").and_then(Value::as_i64).unwrap_or(-1);
                     *finals.entry((id.to_string(), turn)).or_default() += 1;

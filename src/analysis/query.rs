@@ -633,7 +633,7 @@ impl Reader<'_> {
                 "moves",
                 format!(
                     "Illegal move {i}: {}",
-                    crate::vertex::format_move(mv, geometry.size())
+                    crate::vertex::format_move(mv, geometry)
                 ),
             ));
         }
@@ -1012,7 +1012,7 @@ mod tests {
                 "boardXSize",
             ),
             (
-                r#"{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":13}"#,
+                r#"{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":20}"#,
                 "boardYSize",
             ),
             (

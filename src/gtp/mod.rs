@@ -450,7 +450,7 @@ impl Session {
         let elapsed = started.elapsed();
         let (visits, winrate, lead) = summary;
         let chosen = match decision {
-            Decision::Play(mv) => vertex::format_move(mv, self.game.board().size()),
+            Decision::Play(mv) => vertex::format_move(mv, self.game.board().geometry()),
             Decision::Resign => "resign".to_string(),
         };
         self.log(&format!(

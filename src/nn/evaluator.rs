@@ -106,7 +106,7 @@ impl Evaluator {
     /// and later); KataGo's raw policy is 0.
     ///
     /// # Errors
-    /// A board larger than 19×19, or a symmetry outside 0..8.
+    /// A board side longer than 19, or a symmetry outside 0..8.
     pub fn evaluate(
         &mut self,
         game: &Game,
@@ -127,7 +127,7 @@ impl Evaluator {
     /// `symmetries[i]` into `out[i]`, as [`Evaluator::evaluate`] does one.
     ///
     /// # Errors
-    /// A board larger than 19×19, boards of different sizes, a symmetry
+    /// A board side longer than 19, boards of different sizes, a symmetry
     /// outside 0..8, or more games than the batch holds.
     pub fn evaluate_batch(
         &mut self,
@@ -151,12 +151,13 @@ impl Evaluator {
                 self.max_batch()
             ))));
         }
-        let n = games[0].board().size();
-        if games.iter().any(|g| g.board().size() != n) {
+        let geometry = games[0].board().geometry();
+        if games.iter().any(|g| g.board().geometry() != geometry) {
             return Err(EvaluateError::Forward(EvalError(
                 "the games of a batch differ in board size".into(),
             )));
         }
+        let area = geometry.area();
         if self.net.needs_metadata() && self.metadata.is_none() {
             return Err(EvaluateError::Forward(EvalError(
                 "this human-SL net needs SGF metadata: set a profile (--human-profile or \
@@ -164,7 +165,7 @@ impl Evaluator {
                     .into(),
             )));
         }
-        let (plane, cells) = (NUM_SPATIAL * n * n, n * n + 1);
+        let (plane, cells) = (NUM_SPATIAL * area, area + 1);
         self.spatial.resize(plane * batch, 0.0);
         self.legal.resize(cells * batch, false);
         for (i, game) in games.iter().enumerate() {
@@ -179,12 +180,13 @@ impl Evaluator {
                 .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
                 .map_err(EvaluateError::Features)?;
             if let Some(meta) = &self.metadata {
-                meta.fill_row(game.to_move(), n * n, &mut self.meta_rows[i]);
+                meta.fill_row(game.to_move(), area, &mut self.meta_rows[i]);
             }
         }
         let use_meta = self.net.needs_metadata();
         let mut inputs = [NetInput {
-            board_size: n,
+            width: geometry.width(),
+            height: geometry.height(),
             spatial: &[],
             global: &self.global[0],
             meta: None,

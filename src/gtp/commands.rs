@@ -65,6 +65,10 @@ pub static COMMANDS: &[Entry] = &[
         handler: cmd_boardsize,
     },
     Entry {
+        name: "rectangular_boardsize",
+        handler: cmd_rectangular_boardsize,
+    },
+    Entry {
         name: "clear_board",
         handler: cmd_clear_board,
     },
@@ -306,6 +310,37 @@ fn cmd_boardsize(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
         .then(|| Geometry::new(w))
         .flatten()
         .ok_or_else(|| GtpError::new("unacceptable size"))?;
+    new_game(s, geometry);
+    empty()
+}
+
+/// `rectangular_boardsize W H` (also `W:H`, or `N` for a square) → empty;
+/// clears the board, keeps komi. KataGo's extension, read as KataGo reads it
+/// (`command/gtp.cpp`); W columns (letters), H rows, each 2..=25. Errors with
+/// KataGo's texts: `Expected int argument for boardsize or pair of ints but got
+/// '…'` when the arguments are not one or two integers, `unacceptable size`
+/// when a side is below 2 or above 25 (KataGo's second text there names its
+/// compiled limit and recompiling, which says nothing about tengen).
+fn cmd_rectangular_boardsize(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let int = |t: &str| t.parse::<i64>().ok();
+    let sides = match cmd.args.as_slice() {
+        [one] => match one.split_once(':') {
+            Some((w, h)) if !h.contains(':') => int(w).zip(int(h)),
+            Some(_) => None,
+            None => int(one).map(|n| (n, n)),
+        },
+        [w, h] => int(w).zip(int(h)),
+        _ => None,
+    };
+    let (w, h) = sides.ok_or_else(|| {
+        GtpError::new(format!(
+            "Expected int argument for boardsize or pair of ints but got '{}'",
+            cmd.args.join(" ")
+        ))
+    })?;
+    let side = |n: i64| usize::try_from(n).unwrap_or(0);
+    let geometry =
+        Geometry::rect(side(w), side(h)).ok_or_else(|| GtpError::new("unacceptable size"))?;
     new_game(s, geometry);
     empty()
 }

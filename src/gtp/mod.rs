@@ -190,6 +190,9 @@ where
     let evaluator = |net| {
         let mut evaluator = Evaluator::new(net);
         evaluator.set_metadata(profile);
+        // kata-raw-nn answers as KataGo's GTP engine, whose net buffer is the
+        // board's own size: no transpose on a rectangle.
+        evaluator.set_buffer(crate::nn::NetBuffer::BoardSized);
         evaluator
     };
     session.network = networks.main.map(evaluator);

@@ -206,7 +206,7 @@ fn raw_nn(s: &mut Session, cmd: &Command, human: bool) -> Result<Reply, GtpError
 }
 
 /// One symmetry's answer, formatted as KataGo's `kata-raw-nn` formats it.
-fn write_answer(out: &mut String, symmetry: u8, white: &NetEval) {
+pub fn write_answer(out: &mut String, symmetry: u8, white: &NetEval) {
     let (width, height) = (white.width, white.height);
     // Writing to a String cannot fail.
     let _ = writeln!(out, "symmetry {symmetry}");

@@ -46,7 +46,7 @@ pub mod winograd;
 #[cfg(test)]
 mod tests;
 
-pub use evaluator::Evaluator;
+pub use evaluator::{Evaluator, NetBuffer};
 pub use forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
     NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,

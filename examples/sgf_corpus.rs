@@ -1,8 +1,9 @@
-//! Writes a corpus of self-play 19x19 games as SGF files, for measuring
-//! `tengen check` throughput (the files are not kept in the repository).
+//! Writes a corpus of self-play games as SGF files, for measuring `tengen
+//! check` throughput (the files are not kept in the repository) and for
+//! fixtures.
 //!
-//! Usage: `cargo run --release --example sgf_corpus -- DIR [GAMES] [SEED]`
-//! (defaults: 5000 games, seed 1). Games are played by `RandomEngine` under
+//! Usage: `cargo run --release --example sgf_corpus -- DIR [GAMES] [SEED] [SIZE]`
+//! (defaults: 5000 games, seed 1, size 19; SIZE is `N` or SGF's `W:H`). Games are played by `RandomEngine` under
 //! Chinese rules (positional superko) until both players pass, so every file
 //! is a complete legal game; one game per file, named `game-00001.sgf`, ….
 
@@ -18,7 +19,7 @@ const MAX_MOVES: u32 = 1200;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(dir) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: sgf_corpus DIR [GAMES] [SEED]");
+        eprintln!("usage: sgf_corpus DIR [GAMES] [SEED] [SIZE]");
         return ExitCode::from(2);
     };
     let parse = |i: usize, default: u64| -> Option<u64> {
@@ -32,7 +33,15 @@ fn main() -> ExitCode {
         eprintln!("sgf_corpus: cannot create {}: {e}", dir.display());
         return ExitCode::from(2);
     }
-    let geometry = Geometry::new(19).expect("19 is a supported size");
+    let size = args.get(3).map_or("19", String::as_str);
+    let sides = match size.split_once(':') {
+        Some((w, h)) => w.parse().ok().zip(h.parse().ok()),
+        None => size.parse().ok().map(|n| (n, n)),
+    };
+    let Some(geometry) = sides.and_then(|(w, h)| Geometry::rect(w, h)) else {
+        eprintln!("sgf_corpus: SIZE must be N or W:H, each 2 to 25");
+        return ExitCode::from(2);
+    };
     let stop = AtomicBool::new(false);
     let mut total_moves = 0u64;
     for i in 0..games {

@@ -215,7 +215,8 @@ pub fn network_speed(
                         let mut ws = Workspace::new(net, batch, size);
                         let inputs = vec![
                             NetInput {
-                                board_size: size,
+                                width: size,
+                                height: size,
                                 spatial: &spatial,
                                 global: &global,
                                 meta: None,

@@ -4,7 +4,7 @@
 //!
 //! Columns are the letters A–Z without I (so at most 25), rows are numbered
 //! from 1 at the **bottom**; tengen's [`Point`] counts rows from the top, so
-//! `y = size - row`. Input is case-insensitive; output is upper-case for
+//! `y = height - row`. Input is case-insensitive; output is upper-case for
 //! points and lower-case for `pass`, as every client expects
 //! (shared/docs/gtp-clients.md §1, rules 6–7).
 
@@ -50,11 +50,12 @@ impl Vertex {
         match self {
             Vertex::Pass => Some(Move::Pass),
             Vertex::At { column, row } => {
-                let size = geometry.size();
-                if column > size || row > size {
+                if column > geometry.width() || row > geometry.height() {
                     return None;
                 }
-                geometry.point(column - 1, size - row).map(Move::Play)
+                geometry
+                    .point(column - 1, geometry.height() - row)
+                    .map(Move::Play)
             }
         }
     }
@@ -69,16 +70,16 @@ pub fn parse_move(text: &str, geometry: Geometry) -> Result<Move, bool> {
         .ok_or(false)
 }
 
-/// `D4` for a point of a board of `size` lines.
-pub fn format_point(p: Point, size: usize) -> String {
-    format!("{}{}", COLUMNS[p.x()] as char, size - p.y())
+/// `D4` for a point of a board of `geometry` (the row counts from its bottom).
+pub fn format_point(p: Point, geometry: Geometry) -> String {
+    format!("{}{}", COLUMNS[p.x()] as char, geometry.height() - p.y())
 }
 
 /// `D4` or `pass`.
-pub fn format_move(mv: Move, size: usize) -> String {
+pub fn format_move(mv: Move, geometry: Geometry) -> String {
     match mv {
         Move::Pass => "pass".to_string(),
-        Move::Play(p) => format_point(p, size),
+        Move::Play(p) => format_point(p, geometry),
     }
 }
 
@@ -102,10 +103,10 @@ mod tests {
 
     #[test]
     fn vertices_round_trip_on_every_size() {
-        for size in 2..=25 {
-            let g = Geometry::new(size).unwrap();
+        for (w, h) in (2..=25).flat_map(|w| (2..=25).map(move |h| (w, h))) {
+            let g = Geometry::rect(w, h).unwrap();
             for p in g.points() {
-                let text = format_point(p, size);
+                let text = format_point(p, g);
                 assert_eq!(parse_move(&text, g), Ok(Move::Play(p)));
                 assert_eq!(parse_move(&text.to_lowercase(), g), Ok(Move::Play(p)));
             }
@@ -129,12 +130,33 @@ mod tests {
         assert_eq!(parse_move("", g), Err(true));
         assert_eq!(parse_move("U5", g), Err(false));
         assert_eq!(parse_move("A20", g), Err(false));
-        assert_eq!(format_move(Move::Pass, 19), "pass");
+        assert_eq!(format_move(Move::Pass, g), "pass");
         let g25 = Geometry::new(25).unwrap();
         assert_eq!(
             parse_move("Z25", g25),
             Ok(Move::Play(g25.point(24, 0).unwrap()))
         );
+    }
+
+    #[test]
+    fn rectangular_columns_follow_width_and_rows_height() {
+        // 19 wide, 13 high: columns A..T, rows 1..13 from the bottom.
+        let g = Geometry::rect(19, 13).unwrap();
+        assert_eq!(parse_move("A1", g), Ok(Move::Play(g.point(0, 12).unwrap())));
+        assert_eq!(
+            parse_move("T13", g),
+            Ok(Move::Play(g.point(18, 0).unwrap()))
+        );
+        assert_eq!(parse_move("T14", g), Err(false));
+        assert_eq!(parse_move("A19", g), Err(false));
+        // 13 wide, 19 high: columns A..N, rows 1..19.
+        let t = g.transposed();
+        assert_eq!(
+            parse_move("N19", t),
+            Ok(Move::Play(t.point(12, 0).unwrap()))
+        );
+        assert_eq!(parse_move("O1", t), Err(false));
+        assert_eq!(format_point(t.point(12, 18).unwrap(), t), "N1");
     }
 
     #[test]

@@ -367,7 +367,7 @@ fn bad_queries_get_errors_and_the_engine_goes_on() {
             Some("boardXSize"),
         ),
         (
-            with(json!({"boardXSize": 9, "boardYSize": 13})).to_string(),
+            with(json!({"boardXSize": 9, "boardYSize": 20})).to_string(),
             Some("boardYSize"),
         ),
         (
@@ -651,4 +651,99 @@ fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
             "point {i}: analysis {a}, kata-raw-nn {b}"
         );
     }
+}
+
+/// A board 19 wide and 13 high (boardXSize 19, boardYSize 13), then 13 wide
+/// and 19 high: ownership and policy in the board's own row-major order
+/// (boardXSize entries a row), −1 on the stones, moves only on the board, a
+/// vertex beyond the width or height refused; the policy equals tengen's
+/// `kata-raw-nn 0` after `rectangular_boardsize` within 1e-4.
+#[test]
+fn rectangular_boards_answer_in_their_own_shape() {
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let Some(mut e) = Analysis::start("maxVisits = 8\n") else {
+        return;
+    };
+    const COLS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    for (w, h, stones, off_board) in [
+        (
+            19usize,
+            13usize,
+            [("B", "T13"), ("W", "A1"), ("B", "K7")],
+            "A14",
+        ),
+        (13, 19, [("B", "N19"), ("W", "A1"), ("B", "G10")], "O1"),
+    ] {
+        let id = format!("r{w}x{h}");
+        let moves: Vec<Value> = stones.iter().map(|(c, v)| json!([c, v])).collect();
+        let q = json!({"id": id, "moves": moves, "rules": "chinese", "komi": 7,
+                       "boardXSize": w, "boardYSize": h,
+                       "includeOwnership": true, "includePolicy": true});
+        e.send(&q);
+        let r = e.until(|v| is_final(v, &id)).pop().unwrap();
+        assert!(r.get("error").is_none(), "{r}");
+        assert_eq!(r["ownership"].as_array().unwrap().len(), w * h);
+        let policy: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
+        assert_eq!(policy.len(), w * h + 1);
+        let at = |v: &str| {
+            let x = COLS.find(&v[..1]).unwrap();
+            let row: usize = v[1..].parse().unwrap();
+            (h - row) * w + x
+        };
+        for (_, v) in stones {
+            assert_eq!(policy[at(v)], -1.0, "{w}x{h} {v}");
+        }
+        for m in r["moveInfos"].as_array().unwrap() {
+            let mv = m["move"].as_str().unwrap();
+            if mv != "pass" {
+                let x = COLS.find(&mv[..1]).unwrap();
+                let row: usize = mv[1..].parse().unwrap();
+                assert!(x < w && (1..=h).contains(&row), "{mv} on {w}x{h}");
+            }
+        }
+        // The same position over GTP: kata-raw-nn 0 prints h rows of w.
+        let mut gtp = common::Engine::spawn(&["--model", net.to_str().unwrap()]);
+        gtp.ok(&format!("rectangular_boardsize {w} {h}"));
+        gtp.ok("komi 7");
+        for (c, v) in stones {
+            gtp.ok(&format!("play {c} {v}"));
+        }
+        let raw = gtp.ok("kata-raw-nn 0");
+        let number = |t: &str| {
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| !v.is_nan())
+                .unwrap_or(-1.0)
+        };
+        let mut lines = raw.lines();
+        let mut expected = Vec::new();
+        while let Some(l) = lines.next() {
+            if l.trim() == "policy" {
+                for row in lines.by_ref().take(h) {
+                    expected.extend(row.split_whitespace().map(number));
+                }
+            } else if let Some(pass) = l.trim().strip_prefix("policyPass") {
+                expected.push(number(pass.trim()));
+            }
+        }
+        assert_eq!(expected.len(), w * h + 1, "{raw}");
+        for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
+            assert!(
+                (a - b).abs() < 1e-4,
+                "{w}x{h} point {i}: analysis {a}, kata-raw-nn {b}"
+            );
+        }
+        // A vertex off this board is an error naming the moves field.
+        let bad = format!("{id}-bad");
+        e.send(
+            &json!({"id": bad, "moves": [["B", off_board]], "rules": "chinese",
+                       "boardXSize": w, "boardYSize": h}),
+        );
+        let err = e.until(|v| v["id"] == bad.as_str()).pop().unwrap();
+        assert_eq!(err["field"], "moves", "{err}");
+        assert!(err["error"].as_str().unwrap().contains(off_board), "{err}");
+    }
+    assert!(e.finish().is_empty());
 }

@@ -526,7 +526,7 @@ fn loadsgf_errors_and_move_numbers() {
     let dir = env!("CARGO_MANIFEST_DIR");
     for bad in [
         "loadsgf /no/such/file.sgf".to_string(),
-        format!("loadsgf {dir}/sgf/positions/t02-rectangular-6x5.sgf"),
+        format!("loadsgf {dir}/sgf/malformed/board-too-large.sgf"),
         format!("loadsgf {dir}/Cargo.toml"),
         format!("loadsgf {dir}/sgf"),
     ] {

@@ -24,6 +24,8 @@ mod gtp_clients;
 mod gtp_network;
 #[path = "gtp_protocol.rs"]
 mod gtp_protocol;
+#[path = "gtp_rectangular.rs"]
+mod gtp_rectangular;
 #[path = "gtp_robustness.rs"]
 mod gtp_robustness;
 #[path = "gtp_sgf.rs"]

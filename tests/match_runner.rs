@@ -316,7 +316,10 @@ fn every_game_is_saved_as_sgf() {
     for (file, result) in [("game-001.sgf", "B+"), ("game-002.sgf", "W+")] {
         let text = std::fs::read(sgf_dir.join(file)).unwrap();
         let loaded = tengen::sgf::load(&text, 0, None, tengen::Rules::default(), 0.0).unwrap();
-        assert_eq!(loaded.info.size, 5);
+        assert_eq!(
+            loaded.info.geometry,
+            tengen::go::board::Geometry::new(5).unwrap()
+        );
         assert_eq!(loaded.info.komi, Some(0.5));
         assert!(
             loaded

@@ -128,7 +128,8 @@ fn features_match_katago() {
     let mut failures = Vec::new();
     for (i, e) in data.iter().enumerate() {
         let game = game_for(&e.spec);
-        let n = game.board().size();
+        let n = game.board().geometry().width();
+        assert!(game.board().geometry().is_square());
         let mut spatial = vec![0.0f32; NUM_SPATIAL * n * n];
         let mut global = [0.0f32; NUM_GLOBAL];
         scratch.fill_v7(&game, &mut spatial, &mut global).unwrap();

@@ -568,7 +568,8 @@ fn diff_spec(spec: &Spec, seed: u64) -> f64 {
             let own_meta = spec.meta.then_some(&meta);
             for sym in 0..8u8 {
                 let input = NetInput {
-                    board_size: n,
+                    width: n,
+                    height: n,
                     spatial: &spatial,
                     global: &global,
                     meta: own_meta,
@@ -593,7 +594,8 @@ fn diff_spec(spec: &Spec, seed: u64) -> f64 {
             let inputs: Vec<NetInput> = batch
                 .iter()
                 .map(|(s, g, m)| NetInput {
-                    board_size: n,
+                    width: n,
+                    height: n,
                     spatial: s,
                     global: g,
                     meta: Some(m),
@@ -738,7 +740,8 @@ fn a_metadata_net_without_a_metadata_row_is_an_error() {
     let mut ws = Workspace::new(&loaded, 2, n);
     let mut out = vec![RawEval::new(); 2];
     let with = NetInput {
-        board_size: n,
+        width: n,
+        height: n,
         spatial: &spatial,
         global: &global,
         meta: Some(&meta),
@@ -807,7 +810,8 @@ fn symmetry_matches_katago_numbering_on_a_single_stone() {
         .evaluate(
             &mut ws,
             &[NetInput {
-                board_size: n,
+                width: n,
+                height: n,
                 spatial: &a,
                 global: &global,
                 meta: None,
@@ -820,7 +824,8 @@ fn symmetry_matches_katago_numbering_on_a_single_stone() {
         .evaluate(
             &mut ws,
             &[NetInput {
-                board_size: n,
+                width: n,
+                height: n,
                 spatial: &b,
                 global: &global,
                 meta: None,
@@ -855,7 +860,8 @@ fn postprocess_masks_illegal_moves_and_scales_scores() {
             .evaluate(
                 &mut ws,
                 &[NetInput {
-                    board_size: n,
+                    width: n,
+                    height: n,
                     spatial: &spatial,
                     global: &global,
                     meta: None,
@@ -1149,7 +1155,8 @@ fn real_b6c96_net_runs_on_an_empty_board() {
     let mut ws = Workspace::new(&net, 2, n);
     let mut raw = vec![RawEval::new(); 2];
     let input = NetInput {
-        board_size: n,
+        width: n,
+        height: n,
         spatial: &spatial,
         global: &global,
         meta: None,

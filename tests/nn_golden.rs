@@ -14,6 +14,14 @@
 //! and under `CI=true` a failure for b6c96, b15c192 and the transformer.
 //! The older goldens were recorded with policy optimism 0, the transformer's
 //! with KataGo's GTP default (0.2), which `kata-raw-nn` then uses on both sides.
+//!
+//! Rectangular boards (the `size W:H` positions): KataGo's GTP evaluates in a
+//! buffer of the board's own size, where a transposing symmetry loses its
+//! transpose (symmetries 4–7 answer as 0–3); its analysis engine uses a square
+//! 19×19 buffer, where they show the net the board turned a quarter.
+//! `kata-raw-nn` answers as the GTP engine (the goldens above); the square
+//! buffer is checked against KataGo's GTP with `gtpForceMaxNNSize = true`
+//! (`g170-b6c96-square-buffer.txt`) through the library's `NetBuffer::Square`.
 
 mod common;
 #[path = "common/raw_nn.rs"]
@@ -134,6 +142,111 @@ fn b10c384h6nbttflrs_transformer_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "b10c384h6nbttflrs") {
         Some(net) => check_net(&net, "b10c384h6nbttflrs.txt", None),
+        None => common::skipped(
+            "no b10c384h6nbttflrs net in target/nets (.ci/fetch-nets)",
+            true,
+        ),
+    }
+}
+
+/// tengen's `NetBuffer::Square` (what the analysis engine and the search use)
+/// against KataGo with a square 19×19 buffer on the rectangular positions,
+/// every symmetry: the transposing ones evaluate the board turned a quarter,
+/// and answer differently from symmetries 0–3 (so the file does test them).
+/// `optimism` as KataGo's config had it (0, or its GTP default 0.2).
+fn check_square_buffer(net: std::sync::Arc<tengen::nn::Network>, golden: &str, optimism: f32) {
+    use tengen::nn::{Evaluator, NetBuffer, NetEval};
+    let by_name = positions();
+    let (_, goldens) = parse_goldens(&fs::read_to_string(data_dir().join(golden)).unwrap());
+    assert_eq!(goldens.len(), 32, "{golden}: 4 positions x 8 symmetries");
+    let mut evaluator = Evaluator::new(net);
+    evaluator.set_buffer(NetBuffer::Square);
+    // The positions are set up over GTP exactly as for the other goldens, then
+    // read back as a tengen Game through printsgf.
+    let mut engine = Engine::spawn(&["--quiet"]);
+    let mut worst = Worst::new();
+    let mut failures = Vec::new();
+    let mut transposes_differ = 0;
+    let mut first_four: Vec<Vec<Vec<String>>> = Vec::new();
+    for g in &goldens {
+        let p = by_name.get(&g.position).expect("a known position");
+        assert_ne!(p.width, p.height, "{}: rectangles only", g.position);
+        for command in p.setup() {
+            engine.ok(&command);
+        }
+        let sgf = engine.ok("printsgf");
+        let loaded = tengen::sgf::load(sgf.as_bytes(), 0, None, tengen::Rules::default(), 0.0)
+            .unwrap_or_else(|e| panic!("{}: {e}", g.position));
+        let symmetry: u8 = g.symmetry.parse().expect("one symmetry per answer");
+        let mut eval = NetEval::new();
+        evaluator
+            .evaluate(&loaded.game, symmetry, optimism, &mut eval)
+            .unwrap_or_else(|e| panic!("{}: {e}", g.position));
+        let mut text = String::new();
+        tengen::gtp::network::write_answer(
+            &mut text,
+            symmetry,
+            &eval.to_view(tengen::Color::White),
+        );
+        let ours = split_symmetries(&text);
+        let theirs = split_symmetries(&g.lines.join("\n"));
+        if let Err(why) = compare(&ours[0], &theirs[0], &mut worst) {
+            failures.push(format!("{} symmetry {symmetry}: {why}", g.position));
+        }
+        if symmetry < 4 {
+            first_four.push(theirs[0].clone());
+        } else if theirs[0] != first_four[(symmetry & 3) as usize] {
+            transposes_differ += 1;
+        }
+        if symmetry == 7 {
+            first_four.clear();
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{golden}: {} answers, largest differences: policy {:.1e}, win/loss {:.1e}, ownership {:.1e}, scores {:.3}",
+        goldens.len(),
+        worst.policy,
+        worst.winloss,
+        worst.ownership,
+        worst.score
+    );
+    assert_eq!(
+        transposes_differ, 16,
+        "{golden}: KataGo's transposed answers are their own"
+    );
+    assert!(failures.is_empty(), "{golden}:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn b6c96_square_buffer_matches_katago_on_rectangles() {
+    if let Some(net) = common::b6c96() {
+        check_square_buffer(net, "g170-b6c96-square-buffer.txt", 0.0);
+    }
+}
+
+#[test]
+fn b15c192_square_buffer_matches_katago_on_rectangles() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
+    match find_net(&dir, "g170e-b15c192-") {
+        Some(net) => check_square_buffer(
+            std::sync::Arc::new(tengen::nn::Network::load(&net).expect("loads")),
+            "g170e-b15c192-square-buffer.txt",
+            0.0,
+        ),
+        None => common::skipped("no b15c192 net in target/nets (.ci/fetch-nets)", true),
+    }
+}
+
+#[test]
+fn transformer_square_buffer_matches_katago_on_rectangles() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
+    match find_net(&dir, "b10c384h6nbttflrs") {
+        Some(net) => check_square_buffer(
+            std::sync::Arc::new(tengen::nn::Network::load(&net).expect("loads")),
+            "b10c384h6nbttflrs-square-buffer.txt",
+            tengen::nn::KATAGO_GTP_POLICY_OPTIMISM,
+        ),
         None => common::skipped(
             "no b10c384h6nbttflrs net in target/nets (.ci/fetch-nets)",
             true,

@@ -48,7 +48,8 @@ fn allocations_after_warm_up(net: &Network, sizes: &[usize]) -> usize {
     let global = [0.0f32; 19];
     fn input<'a>(case: &'a (usize, Vec<f32>, Vec<bool>), global: &'a [f32; 19]) -> NetInput<'a> {
         NetInput {
-            board_size: case.0,
+            width: case.0,
+            height: case.0,
             spatial: &case.1,
             global,
             meta: None,

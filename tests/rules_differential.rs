@@ -2,7 +2,8 @@
 //! history and game against a naive reference that recomputes everything from
 //! scratch (chains by flood fill, the whole position compared by value, every
 //! past position kept in a set), for every ko rule × suicide setting on 4×4,
-//! 5×5, 7×7, 9×9 and 19×19, with passes mixed in.
+//! 5×5, 7×7, 9×9 and 19×19, and on rectangular boards (2×6 to 25×3, 19×13 and
+//! 13×19; the width is the number of columns), with passes mixed in.
 //!
 //! After every move, for the player to move: the legality of every empty point,
 //! the stones each move captured, and the Zobrist key (against a key computed
@@ -19,7 +20,10 @@ type Cells = Vec<Option<Color>>;
 
 /// The naive reference game.
 struct Reference {
-    n: usize,
+    /// Columns.
+    w: usize,
+    /// Rows.
+    h: usize,
     cells: Cells,
     /// Every position so far (compared by value, whoever is to move).
     positions: HashSet<Cells>,
@@ -43,10 +47,11 @@ enum Verdict {
 }
 
 impl Reference {
-    fn new(n: usize, ko: KoRule, suicide_allowed: bool) -> Reference {
-        let cells = vec![None; n * n];
+    fn new(w: usize, h: usize, ko: KoRule, suicide_allowed: bool) -> Reference {
+        let cells = vec![None; w * h];
         Reference {
-            n,
+            w,
+            h,
             positions: HashSet::from([cells.clone()]),
             situations: HashSet::from([(cells.clone(), Color::Black)]),
             created: HashSet::new(),
@@ -58,19 +63,19 @@ impl Reference {
     }
 
     fn neighbors(&self, i: usize) -> Vec<usize> {
-        let (x, y) = (i % self.n, i / self.n);
+        let (x, y) = (i % self.w, i / self.w);
         let mut v = Vec::new();
         if x > 0 {
             v.push(i - 1);
         }
-        if x + 1 < self.n {
+        if x + 1 < self.w {
             v.push(i + 1);
         }
         if y > 0 {
-            v.push(i - self.n);
+            v.push(i - self.w);
         }
-        if y + 1 < self.n {
-            v.push(i + self.n);
+        if y + 1 < self.h {
+            v.push(i + self.w);
         }
         v
     }
@@ -182,7 +187,7 @@ impl Reference {
                 let c = self.cells[i]?;
                 Some(stone_key(
                     c,
-                    g.point(i % self.n, i / self.n).expect("on board"),
+                    g.point(i % self.w, i / self.w).expect("on board"),
                 ))
             })
             .fold(0, |a, k| a ^ k)
@@ -201,18 +206,19 @@ struct Counts {
 }
 
 fn index(g: Geometry, p: Point) -> usize {
-    p.y() * g.size() + p.x()
+    p.y() * g.width() + p.x()
 }
 
 fn run(
-    size: usize,
+    (w, h): (usize, usize),
     ko: KoRule,
     suicide_allowed: bool,
     games: usize,
     max_moves: usize,
     seed: u64,
 ) -> Counts {
-    let g = Geometry::new(size).expect("size");
+    let g = Geometry::rect(w, h).expect("size");
+    assert_eq!(g.points().count(), w * h);
     let mut rng = PlayoutRng::new(seed);
     let mut counts = Counts::default();
     for _ in 0..games {
@@ -220,7 +226,7 @@ fn run(
         rules.ko = ko;
         rules.suicide_allowed = suicide_allowed;
         let mut game = Game::new(g, rules, 0.0);
-        let mut reference = Reference::new(size, ko, suicide_allowed);
+        let mut reference = Reference::new(w, h, ko, suicide_allowed);
         let mut color = Color::Black;
         for _ in 0..max_moves {
             // Compare the legality of every point for the player to move.
@@ -238,7 +244,7 @@ fn run(
                 assert_eq!(
                     got,
                     expected,
-                    "{size}x{size} {ko:?} suicide={suicide_allowed}: {color:?} at {p:?}\n{:?}",
+                    "{w}x{h} {ko:?} suicide={suicide_allowed}: {color:?} at {p:?}\n{:?}",
                     game.board()
                 );
                 match got {
@@ -293,20 +299,24 @@ fn run(
     counts
 }
 
-fn matrix(sizes: &[(usize, usize, usize)], seed: u64) {
-    for &(size, games, max_moves) in sizes {
+/// Runs every ko rule × suicide setting on each `((width, height), games, max_moves)`.
+fn matrix(sizes: &[((usize, usize), usize, usize)], seed: u64) {
+    for &((w, h), games, max_moves) in sizes {
+        // Boards of at most 25 points: small enough that superko and multi-stone
+        // suicide come up in every run.
+        let small = w * h <= 25;
         for ko in KoRule::ALL {
             for suicide_allowed in [false, true] {
                 let c = run(
-                    size,
+                    (w, h),
                     ko,
                     suicide_allowed,
                     games,
                     max_moves,
-                    seed ^ size as u64,
+                    seed ^ (w * 32 + h) as u64,
                 );
                 eprintln!(
-                    "{size}x{size} {:<19} suicide={:<5}: {} moves, {} point checks, {} captured, {} ko refusals, {} superko refusals, {} suicides played",
+                    "{w}x{h} {:<19} suicide={:<5}: {} moves, {} point checks, {} captured, {} ko refusals, {} superko refusals, {} suicides played",
                     ko.name(),
                     suicide_allowed,
                     c.moves,
@@ -317,16 +327,16 @@ fn matrix(sizes: &[(usize, usize, usize)], seed: u64) {
                     c.suicides_played
                 );
                 assert!(c.captures > 0, "the run exercised captures");
-                if size <= 5 && ko != KoRule::Simple {
+                if small && ko != KoRule::Simple {
                     assert!(
                         c.superko_refusals > 0,
-                        "{size}x{size} {ko:?}: the run must hit superko refusals"
+                        "{w}x{h} {ko:?}: the run must hit superko refusals"
                     );
                 }
-                if size <= 5 && suicide_allowed {
+                if small && suicide_allowed {
                     assert!(
                         c.suicides_played > 0,
-                        "{size}x{size}: the run must play multi-stone suicides"
+                        "{w}x{h}: the run must play multi-stone suicides"
                     );
                 }
             }
@@ -336,23 +346,54 @@ fn matrix(sizes: &[(usize, usize, usize)], seed: u64) {
 
 #[test]
 fn differential_small_boards_where_superko_bites() {
-    matrix(&[(4, 80, 120), (5, 60, 150)], 0x5EED_0001);
+    matrix(&[((4, 4), 80, 120), ((5, 5), 60, 150)], 0x5EED_0001);
 }
 
 #[test]
 fn differential_medium_boards() {
-    matrix(&[(7, 6, 150), (9, 4, 200)], 0x5EED_0002);
+    matrix(&[((7, 7), 6, 150), ((9, 9), 4, 200)], 0x5EED_0002);
 }
 
 #[test]
 fn differential_19x19() {
-    matrix(&[(19, 1, 700)], 0x5EED_0003);
+    matrix(&[((19, 19), 1, 700)], 0x5EED_0003);
+}
+
+#[test]
+fn differential_small_rectangles_where_superko_bites() {
+    // Both orientations of each shape: a mix-up of width and height shows as
+    // a legality or capture difference on one of them.
+    matrix(
+        &[
+            ((2, 6), 60, 100),
+            ((6, 2), 60, 100),
+            ((3, 5), 60, 120),
+            ((5, 3), 60, 120),
+            ((4, 6), 50, 130),
+            ((6, 4), 50, 130),
+        ],
+        0x5EED_0004,
+    );
+}
+
+#[test]
+fn differential_large_rectangles() {
+    matrix(
+        &[
+            ((19, 13), 1, 450),
+            ((13, 19), 1, 450),
+            ((25, 3), 2, 200),
+            ((3, 25), 2, 200),
+            ((9, 25), 1, 300),
+        ],
+        0x5EED_0005,
+    );
 }
 
 #[test]
 fn the_reference_itself_sees_superko_on_a_cycle() {
     // Guard against a reference that never reports superko: T11 from the empty board.
-    let mut r = Reference::new(7, KoRule::Positional, false);
+    let mut r = Reference::new(7, 7, KoRule::Positional, false);
     let at = |x: usize, y: usize| y * 7 + x;
     for (c, (x, y)) in [(1, 1), (0, 1), (2, 1), (1, 0), (3, 0), (2, 0), (0, 0)]
         .into_iter()
@@ -367,4 +408,19 @@ fn the_reference_itself_sees_superko_on_a_cycle() {
         r.play(color, Some(at(x, y)));
     }
     assert_eq!(r.verdict(at(1, 0), Color::White), Verdict::Superko);
+}
+
+#[test]
+fn the_reference_rectangle_has_its_own_edges() {
+    // On a board 3 wide and 2 high, a stone on the right edge of the top row
+    // has two neighbours, and the bottom row is the last.
+    let r = Reference::new(3, 2, KoRule::Simple, false);
+    assert_eq!(r.neighbors(2), vec![1, 5]);
+    assert_eq!(r.neighbors(4), vec![3, 5, 1]);
+    // Black in the top-left corner of a 2-wide board dies to White at (1,0) and (0,1).
+    let mut r = Reference::new(2, 4, KoRule::Simple, false);
+    r.play(Color::Black, Some(0));
+    r.play(Color::White, Some(1));
+    let captured = r.play(Color::White, Some(2));
+    assert_eq!(captured, vec![0]);
 }

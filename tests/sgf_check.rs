@@ -154,16 +154,72 @@ fn superko_names_the_repeated_move() {
 }
 
 #[test]
-fn rectangular_boards_are_a_clear_per_game_error() {
-    for file in ["t02-rectangular-6x5.sgf", "t06-rectangular-6x5.sgf"] {
-        let r = check_file(&fixture_dir("positions").join(file), &RuleArgs::default());
-        assert_eq!(r.games, 1);
-        assert_eq!(r.moves, 0);
+fn rectangular_originals_agree_with_their_square_forms() {
+    // T2 and T6 on KataGo's original 6x5 boards (SZ[6:5]: 6 columns, 5 rows)
+    // give, under every ko rule and suicide setting, the same violations as
+    // their 19x19 forms with the board filled outside the shape (none).
+    for (rect, square) in [
+        (
+            "t02-rectangular-6x5.sgf",
+            "t02-sending-two-returning-one.sgf",
+        ),
+        ("t06-rectangular-6x5.sgf", "t06-superko-suicide.sgf"),
+    ] {
+        for (ko_arg, ko) in KOS {
+            for suicide in [None, Some(SuicideArg::Allowed), Some(SuicideArg::Forbidden)] {
+                let a = args(ko_arg, suicide);
+                let r = check_file(&fixture_dir("positions").join(rect), &a);
+                let s = check_file(&fixture_dir("positions").join(square), &a);
+                assert!(r.errors.is_empty(), "{rect}: {:?}", r.errors);
+                assert_eq!((r.games, r.moves), (s.games, s.moves), "{rect}");
+                let codes = |f: &FileReport| {
+                    f.violations
+                        .iter()
+                        .map(|v| (v.move_number, v.reason.code()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(codes(&r), codes(&s), "{rect} under {ko:?}, {suicide:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_19x13_game_has_its_ko_in_the_far_corner() {
+    // SZ[19:13]: 19 columns, 13 rows. The ko fight is in the bottom-right
+    // corner, s (column 19) and m (row 13 from the top, GTP row 1): it is a
+    // ko only if that corner is the board's corner.
+    for (ko_arg, ko) in KOS {
+        let r = check_file(
+            &fixture_dir("games").join("rect-19x13-ko-fight.sgf"),
+            &args(ko_arg, None),
+        );
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!((r.games, r.moves), (1, 10));
+        let got: Vec<(u32, &str, String, String)> = r
+            .violations
+            .iter()
+            .map(|v| (v.move_number, v.reason.code(), v.gtp_point(), v.sgf_point()))
+            .collect();
+        let ko_at = |n: u32, gtp: &str, sgf: &str| (n, "ko", gtp.to_string(), sgf.to_string());
         assert_eq!(
-            r.errors,
-            ["game 1: line 1, column 16: rectangular board SZ[6:5] is not supported (square boards only)"]
+            got,
+            [
+                ko_at(6, "S1", "rm"),
+                ko_at(7, "T1", "sm"),
+                ko_at(8, "S1", "rm")
+            ],
+            "{ko:?}"
         );
     }
+    // The random 19x13 self-play game is legal from start to end.
+    let r = check_file(
+        &fixture_dir("games").join("selfplay-random-19x13.sgf"),
+        &RuleArgs::default(),
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert!(r.moves > 200, "{} moves", r.moves);
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
 }
 
 #[test]
@@ -227,27 +283,29 @@ fn whole_games_have_their_known_violations() {
 
 type Grid = Vec<u8>; // 0 empty, 1 black, 2 white
 
+/// A board `w` columns wide and `h` rows high, row by row.
 struct Naive {
-    n: usize,
+    w: usize,
+    h: usize,
     grid: Grid,
 }
 
 impl Naive {
     fn neighbors(&self, i: usize) -> impl Iterator<Item = usize> {
-        let n = self.n;
-        let (x, y) = (i % n, i / n);
+        let (w, h) = (self.w, self.h);
+        let (x, y) = (i % w, i / w);
         let mut v = Vec::new();
         if x > 0 {
             v.push(i - 1);
         }
-        if x + 1 < n {
+        if x + 1 < w {
             v.push(i + 1);
         }
         if y > 0 {
-            v.push(i - n);
+            v.push(i - w);
         }
-        if y + 1 < n {
-            v.push(i + n);
+        if y + 1 < h {
+            v.push(i + w);
         }
         v.into_iter()
     }
@@ -317,13 +375,15 @@ fn oracle(text: &str, ko: KoRule, suicide_allowed: bool) -> Vec<Flat> {
     let games = sgf_parse::go::parse(text).expect("sgf-parse reads every fixture");
     let mut out = Vec::new();
     for (gi, root) in games.iter().enumerate() {
-        let n = match root.get_property("SZ") {
-            Some(Prop::SZ((a, _))) => *a as usize,
-            _ => 19,
+        // sgf-parse reads SZ[19] as (19, 19) and SZ[W:H] as (W, H).
+        let (w, h) = match root.get_property("SZ") {
+            Some(Prop::SZ((a, b))) => (*a as usize, *b as usize),
+            _ => (19, 19),
         };
         let mut b = Naive {
-            n,
-            grid: vec![0; n * n],
+            w,
+            h,
+            grid: vec![0; w * h],
         };
         let mut to_move = 1u8;
         let mut history = vec![Entry {
@@ -348,7 +408,7 @@ fn oracle(text: &str, ko: KoRule, suicide_allowed: bool) -> Vec<Flat> {
                             _ => 0,
                         };
                         for pt in s {
-                            b.grid[pt.y as usize * n + pt.x as usize] = c;
+                            b.grid[pt.y as usize * w + pt.x as usize] = c;
                         }
                     }
                     Prop::PL(c) => {
@@ -377,7 +437,7 @@ fn oracle(text: &str, ko: KoRule, suicide_allowed: bool) -> Vec<Flat> {
             let Some((c, m)) = mv else { continue };
             number += 1;
             let point = match m {
-                SpMove::Move(p) if !(n <= 19 && p.x == 19 && p.y == 19) => Some(p),
+                SpMove::Move(p) if !(w.max(h) <= 19 && p.x == 19 && p.y == 19) => Some(p),
                 _ => None,
             };
             let Some(p) = point else {
@@ -391,7 +451,7 @@ fn oracle(text: &str, ko: KoRule, suicide_allowed: bool) -> Vec<Flat> {
                 to_move = 3 - c;
                 continue;
             };
-            let i = p.y as usize * n + p.x as usize;
+            let i = p.y as usize * w + p.x as usize;
             let letters = format!("{}{}", (b'a' + p.x) as char, (b'a' + p.y) as char);
             let color = if c == 1 { 'B' } else { 'W' };
             if b.grid[i] != 0 {
@@ -447,9 +507,6 @@ fn checker_agrees_with_the_naive_oracle_on_every_fixture() {
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
-        if text.contains("SZ[6:5]") {
-            continue; // not a square board: the checker reports an error (tested above)
-        }
         for (ko_arg, ko) in KOS {
             for (suicide_arg, allowed) in
                 [(SuicideArg::Allowed, true), (SuicideArg::Forbidden, false)]

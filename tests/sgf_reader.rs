@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use tengen::sgf::{self, GameRecord, Step};
-use tengen::{Color, Game, Move, Preset, Rules, Stone};
+use tengen::{Color, Game, Geometry, Move, Preset, Rules, Stone};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sgf").join(name)
@@ -73,7 +73,7 @@ fn odd_encodings_and_quirks_read_as_intended() {
     // FF[3] long mixed-case identifiers.
     let ff3 = read("odd/ff3-mixed-case.sgf");
     let loaded = sgf::load(&ff3, 0, None, Rules::default(), 0.0).unwrap();
-    assert_eq!(loaded.info.size, 9);
+    assert_eq!(loaded.info.geometry, Geometry::new(9).unwrap());
     assert_eq!(loaded.info.komi, Some(5.5));
     let (start, to_move) = loaded.game.start_position();
     assert_eq!(to_move, Color::White);
@@ -121,7 +121,7 @@ fn collections_and_variations() {
     assert_eq!(c.len(), 3);
     let sizes: Vec<usize> = c
         .games()
-        .map(|r| GameRecord::new(r).unwrap().info().size)
+        .map(|r| GameRecord::new(r).unwrap().info().geometry.width())
         .collect();
     assert_eq!(sizes, [9, 13, 19]);
     let first = c.games().next().unwrap();
@@ -333,7 +333,7 @@ fn agrees_with_sgf_parse_on_every_valid_fixture() {
                 let Ok(rec) = GameRecord::new(root) else {
                     continue;
                 };
-                let size = rec.geometry().size() as u8;
+                let size = rec.geometry().max_side() as u8;
                 assert_eq!(
                     line_ours(&bytes, i),
                     line_sgf_parse(&text, i, size),

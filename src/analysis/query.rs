@@ -5,7 +5,7 @@
 //! Fields are read in KataGo's order (`cpp/command/analysis.cpp`) and their
 //! errors carry KataGo's texts, so a client sees the same first complaint.
 //! Nothing is allocated from a number in the input: sizes are checked
-//! (boards 2 to 19, square), lists are as long as the line that holds them,
+//! (boards 2 to 19 on each side, square or not), lists are as long as the line that holds them,
 //! and the turns to analyse are flags over the move list.
 
 use super::settings::{EngineSettings, SearchSettings};
@@ -374,16 +374,9 @@ impl Reader<'_> {
         }
         let x = self.integer("boardXSize", 2, MAX_BOARD_SIZE as i64, &size_error)?;
         let y = self.integer("boardYSize", 2, MAX_BOARD_SIZE as i64, &size_error)?;
-        if x != y {
-            return Err(self.fault(
-                "boardYSize",
-                format!(
-                    "tengen analyses square boards only for now: boardXSize {x} and boardYSize {y} differ"
-                ),
-            ));
-        }
-        let geometry =
-            Geometry::new(x as usize).ok_or_else(|| self.fault("boardXSize", &size_error))?;
+        // boardXSize columns (the letters), boardYSize rows, as KataGo.
+        let geometry = Geometry::rect(x as usize, y as usize)
+            .ok_or_else(|| self.fault("boardXSize", &size_error))?;
 
         let stones = match self.get("initialStones") {
             None => Vec::new(),
@@ -633,7 +626,7 @@ impl Reader<'_> {
                 "moves",
                 format!(
                     "Illegal move {i}: {}",
-                    crate::vertex::format_move(mv, geometry.size())
+                    crate::vertex::format_move(mv, geometry)
                 ),
             ));
         }
@@ -1001,6 +994,29 @@ mod tests {
     }
 
     #[test]
+    fn a_rectangular_board_is_width_columns_by_height_rows() {
+        // boardXSize 13 (columns A..N), boardYSize 9 (rows 1..9).
+        let q = query(
+            r#"{"id":"a","moves":[["B","N9"],["W","A1"]],"rules":"chinese","boardXSize":13,"boardYSize":9}"#,
+        );
+        assert_eq!((q.geometry.width(), q.geometry.height()), (13, 9));
+        let g = q.geometry;
+        assert_eq!(
+            q.moves,
+            [
+                (Color::Black, Move::Play(g.point(12, 0).unwrap())),
+                (Color::White, Move::Play(g.point(0, 8).unwrap()))
+            ]
+        );
+        for bad in ["O1", "A10"] {
+            let f = fault(&format!(
+                r#"{{"id":"a","moves":[["B","{bad}"]],"rules":"chinese","boardXSize":13,"boardYSize":9}}"#
+            ));
+            assert_eq!(f.field.as_deref(), Some("moves"), "{bad}");
+        }
+    }
+
+    #[test]
     fn errors_name_the_field_as_katago_does() {
         let cases = [
             (
@@ -1012,7 +1028,7 @@ mod tests {
                 "boardXSize",
             ),
             (
-                r#"{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":13}"#,
+                r#"{"id":"a","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":20}"#,
                 "boardYSize",
             ),
             (

@@ -14,7 +14,7 @@
 
 use super::query::{Fault, Query, Warning};
 use crate::engine::{MoveInfo, Report};
-use crate::go::board::{Board, Color, Move};
+use crate::go::board::{Board, Color, Geometry, Move};
 use crate::nn::NetEval;
 use crate::vertex::format_move;
 use serde::Serialize;
@@ -138,7 +138,7 @@ pub fn round8(x: f64) -> f64 {
 /// The response for `report` on `t`.
 pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
     let q = t.query;
-    let size = t.board.size();
+    let geometry = t.board.geometry();
     let view = q.settings.perspective.color(t.to_move);
     let flip = view != t.to_move;
     let sign = if flip { -1.0 } else { 1.0 };
@@ -148,7 +148,11 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         t.human.map(|h| {
             let p = match mv {
                 Move::Pass => h.pass_policy,
-                Move::Play(p) => h.policy.get(p.y() * size + p.x()).copied().unwrap_or(0.0),
+                Move::Play(p) => h
+                    .policy
+                    .get(p.y() * geometry.width() + p.x())
+                    .copied()
+                    .unwrap_or(0.0),
             };
             round8(f64::from(p).max(0.0))
         })
@@ -169,7 +173,7 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
                 m,
                 order,
                 q,
-                size,
+                geometry,
                 &rate,
                 &signed,
                 &human_prior,
@@ -258,7 +262,7 @@ fn move_info(
     m: &MoveInfo,
     order: usize,
     q: &Query,
-    size: usize,
+    geometry: Geometry,
     rate: &dyn Fn(f64) -> f64,
     signed: &dyn Fn(f64) -> f64,
     human_prior: &dyn Fn(Move) -> Option<f64>,
@@ -272,7 +276,7 @@ fn move_info(
     // spans twice the win rate's range).
     let utility_lcb = m.utility - 2.0 * (m.winrate - m.lcb).max(0.0);
     MoveInfoJson {
-        mv: format_move(m.mv, size),
+        mv: format_move(m.mv, geometry),
         visits: m.visits,
         edge_visits: m.visits,
         weight: m.visits as f64,
@@ -291,7 +295,7 @@ fn move_info(
         play_selection_value: m.visits as f64,
         pv: m.pv[..pv_len]
             .iter()
-            .map(|&mv| format_move(mv, size))
+            .map(|&mv| format_move(mv, geometry))
             .collect(),
         pv_edge_visits: pv_visits.clone(),
         pv_visits,
@@ -352,21 +356,29 @@ pub fn warning(w: &Warning) -> Value {
 /// digits; `symHash` the least over the eight symmetries of the board.
 pub fn position_hashes(board: &Board, to_move: Color) -> (String, String) {
     let g = board.geometry();
-    let n = g.size();
+    let (w, ht) = (g.width(), g.height());
     let ko = board.ko().map(|(p, _)| (p.x(), p.y()));
     let mut least = u64::MAX;
     let mut this = 0;
     for symmetry in 0..8u8 {
         let map = |x: usize, y: usize| {
-            let (y, x) = crate::nn::symmetry::map(symmetry, n, y, x);
+            let (y, x) = crate::nn::symmetry::map(symmetry, w, ht, y, x);
             (x, y)
         };
-        let mut h = 0u64;
-        let mut sym_board = Board::new(g);
+        // A transposing symmetry turns a rectangle a quarter, as KataGo's
+        // getSymBoard does; the shape enters the hash so that a 19x13 board
+        // and its turned 13x19 twin hash apart.
+        let sym_g = if crate::nn::symmetry::is_transpose(symmetry) {
+            g.transposed()
+        } else {
+            g
+        };
+        let mut h = mix(0x737a_0000_0000_0000 ^ (sym_g.width() * 32 + sym_g.height()) as u64);
+        let mut sym_board = Board::new(sym_g);
         for p in g.points() {
             if let Some(c) = board.at(p).color() {
                 let (x, y) = map(p.x(), p.y());
-                if let Some(q) = g.point(x, y) {
+                if let Some(q) = sym_g.point(x, y) {
                     sym_board.set_stone(q, Some(c));
                 }
             }
@@ -399,7 +411,6 @@ fn mix(mut x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::Geometry;
 
     #[test]
     fn rounding_keeps_eight_digits_and_drops_non_numbers() {

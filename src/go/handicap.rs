@@ -7,17 +7,24 @@
 //! boards and on 7×7, none below 7×7. Corner stones sit on the 3rd line on
 //! boards up to 11×11, on the 4th line above. Nothing here places stones on a
 //! board: callers put the points into the game as setup.
+//!
+//! Rectangular boards are treated one axis at a time, as KataGo's
+//! `PlayUtils::placeFixedHandicap` does: no fixed handicap if either side is
+//! below 7, at most 4 stones if either side is even or 7, and each axis takes
+//! its own corner line and middle from its own length. On a square board this
+//! is the layout above unchanged.
 
 use crate::go::board::{Geometry, Point};
 
 /// Largest `fixed_handicap` for a board.
 pub fn max_fixed(geometry: Geometry) -> usize {
-    match geometry.size() {
+    let one_side = |s: usize| match s {
         s if s < 7 => 0,
         7 => 4,
         s if s % 2 == 0 => 4,
         _ => 9,
-    }
+    };
+    one_side(geometry.width()).min(one_side(geometry.height()))
 }
 
 /// The fixed placement of `stones` handicap stones, in GNU Go's order; `None`
@@ -27,19 +34,23 @@ pub fn fixed(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
     if stones < 2 || stones > max_fixed(geometry) {
         return None;
     }
-    let s = geometry.size();
-    let edge = if s <= 11 { 2 } else { 3 };
-    let (lo, hi, mid) = (edge, s - 1 - edge, s / 2);
+    // (corner line, far corner line, middle) along one axis of length s.
+    let axis = |s: usize| {
+        let edge = if s <= 11 { 2 } else { 3 };
+        (edge, s - 1 - edge, s / 2)
+    };
+    let (left_x, right_x, mid_x) = axis(geometry.width());
+    let (top_y, bottom_y, mid_y) = axis(geometry.height());
     // (x, y) from the top-left.
-    let bottom_left = (lo, hi);
-    let top_right = (hi, lo);
-    let top_left = (lo, lo);
-    let bottom_right = (hi, hi);
-    let left = (lo, mid);
-    let right = (hi, mid);
-    let bottom = (mid, hi);
-    let top = (mid, lo);
-    let centre = (mid, mid);
+    let bottom_left = (left_x, bottom_y);
+    let top_right = (right_x, top_y);
+    let top_left = (left_x, top_y);
+    let bottom_right = (right_x, bottom_y);
+    let left = (left_x, mid_y);
+    let right = (right_x, mid_y);
+    let bottom = (mid_x, bottom_y);
+    let top = (mid_x, top_y);
+    let centre = (mid_x, mid_y);
     let corners = [bottom_left, top_right, top_left, bottom_right];
     let mut spots: Vec<(usize, usize)> = match stones {
         2..=4 => corners[..stones].to_vec(),
@@ -61,15 +72,16 @@ pub fn fixed(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
 /// tengen's free placement of `stones` stones: the fixed pattern as far as it
 /// goes, then each further stone on the empty point farthest from every stone
 /// placed so far (preferring the 3rd and 4th lines). `None` unless
-/// `2 <= stones < size²`.
+/// `2 <= stones < width × height`.
 pub fn free(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
     if stones < 2 || stones >= geometry.area() {
         return None;
     }
     let mut placed = fixed(geometry, stones.min(max_fixed(geometry))).unwrap_or_default();
-    let s = geometry.size() as i64;
-    let line = |v: i64| v.min(s - 1 - v);
-    let preferred = if s <= 11 { 2 } else { 3 };
+    let (w, h) = (geometry.width() as i64, geometry.height() as i64);
+    let line_x = |v: i64| v.min(w - 1 - v);
+    let line_y = |v: i64| v.min(h - 1 - v);
+    let preferred = |s: i64| if s <= 11 { 2 } else { 3 };
     while placed.len() < stones {
         let best = geometry
             .points()
@@ -80,8 +92,8 @@ pub fn free(geometry: Geometry, stones: usize) -> Option<Vec<Point>> {
                     .iter()
                     .map(|q| (q.x() as i64 - x).abs() + (q.y() as i64 - y).abs())
                     .min()
-                    .unwrap_or(2 * s);
-                let off_line = (line(x) - preferred).abs() + (line(y) - preferred).abs();
+                    .unwrap_or(w + h);
+                let off_line = (line_x(x) - preferred(w)).abs() + (line_y(y) - preferred(h)).abs();
                 // Farthest first; then closest to the preferred line; then the
                 // first point in reading order (max_by_key keeps the last max).
                 (nearest, -off_line, -(p.index() as i64))
@@ -118,7 +130,7 @@ mod tests {
         fixed(g, n)
             .unwrap()
             .into_iter()
-            .map(|p| format_point(p, g.size()))
+            .map(|p| format_point(p, g))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -150,6 +162,31 @@ mod tests {
         assert_eq!(names(g7, 4), "C3 E5 C5 E3");
         assert!(fixed(g7, 5).is_none());
         assert!(fixed(Geometry::new(6).unwrap(), 2).is_none());
+    }
+
+    #[test]
+    fn rectangular_boards_take_each_axis_alone() {
+        // 19 wide, 13 high: 4th-line corners on both axes, K for the middle column, row 7.
+        let g = Geometry::rect(19, 13).unwrap();
+        assert_eq!(max_fixed(g), 9);
+        assert_eq!(names(g, 9), "D4 Q10 D10 Q4 D7 Q7 K4 K10 K7");
+        // 13 wide, 9 high: 3rd-line rows, 4th-line columns.
+        let g = Geometry::rect(13, 9).unwrap();
+        assert_eq!(names(g, 5), "D3 K7 D7 K3 G5");
+        // An even side or a side of 7 allows 4; a side below 7 none.
+        assert_eq!(max_fixed(Geometry::rect(19, 10).unwrap()), 4);
+        assert_eq!(max_fixed(Geometry::rect(7, 19).unwrap()), 4);
+        assert_eq!(max_fixed(Geometry::rect(19, 6).unwrap()), 0);
+        assert!(fixed(Geometry::rect(19, 6).unwrap(), 2).is_none());
+        for (w, h) in [(19, 13), (13, 19), (2, 5), (25, 3)] {
+            let g = Geometry::rect(w, h).unwrap();
+            for n in 2..g.area().min(30) {
+                let mut v = free(g, n).unwrap();
+                v.sort();
+                v.dedup();
+                assert_eq!(v.len(), n, "{w}x{h} {n}");
+            }
+        }
     }
 
     #[test]

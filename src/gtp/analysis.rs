@@ -162,8 +162,8 @@ fn fraction_int(v: f64) -> i64 {
     (v.clamp(0.0, 1.0) * 10000.0) as i64
 }
 
-fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, size: usize) {
-    let mv = format_move(m.mv, size);
+fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, geometry: Geometry) {
+    let mv = format_move(m.mv, geometry);
     let _ = write!(out, "info move {mv} visits {}", m.visits);
     match flavor {
         Flavor::Lz => {
@@ -195,7 +195,7 @@ fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, size
         let _ = write!(out, " {mv}");
     }
     for &p in &m.pv {
-        let _ = write!(out, " {}", format_move(p, size));
+        let _ = write!(out, " {}", format_move(p, geometry));
     }
 }
 
@@ -208,7 +208,7 @@ pub fn info_line(
     flavor: Flavor,
     game: &Game,
 ) -> Option<String> {
-    let size = game.board().size();
+    let geometry = game.board().geometry();
     let mut out = String::new();
     let moves = report
         .moves
@@ -219,7 +219,7 @@ pub fn info_line(
         if !out.is_empty() {
             out.push(' ');
         }
-        write_move(&mut out, m, order, flavor, size);
+        write_move(&mut out, m, order, flavor, geometry);
     }
     if flavor == Flavor::Kata && args.root_info {
         if !out.is_empty() {

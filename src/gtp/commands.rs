@@ -65,6 +65,10 @@ pub static COMMANDS: &[Entry] = &[
         handler: cmd_boardsize,
     },
     Entry {
+        name: "rectangular_boardsize",
+        handler: cmd_rectangular_boardsize,
+    },
+    Entry {
         name: "clear_board",
         handler: cmd_clear_board,
     },
@@ -310,6 +314,37 @@ fn cmd_boardsize(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     empty()
 }
 
+/// `rectangular_boardsize W H` (also `W:H`, or `N` for a square) → empty;
+/// clears the board, keeps komi. KataGo's extension, read as KataGo reads it
+/// (`command/gtp.cpp`); W columns (letters), H rows, each 2..=25. Errors with
+/// KataGo's texts: `Expected int argument for boardsize or pair of ints but got
+/// '…'` when the arguments are not one or two integers, `unacceptable size`
+/// when a side is below 2 or above 25 (KataGo's second text there names its
+/// compiled limit and recompiling, which says nothing about tengen).
+fn cmd_rectangular_boardsize(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let int = |t: &str| t.parse::<i64>().ok();
+    let sides = match cmd.args.as_slice() {
+        [one] => match one.split_once(':') {
+            Some((w, h)) if !h.contains(':') => int(w).zip(int(h)),
+            Some(_) => None,
+            None => int(one).map(|n| (n, n)),
+        },
+        [w, h] => int(w).zip(int(h)),
+        _ => None,
+    };
+    let (w, h) = sides.ok_or_else(|| {
+        GtpError::new(format!(
+            "Expected int argument for boardsize or pair of ints but got '{}'",
+            cmd.args.join(" ")
+        ))
+    })?;
+    let side = |n: i64| usize::try_from(n).unwrap_or(0);
+    let geometry =
+        Geometry::rect(side(w), side(h)).ok_or_else(|| GtpError::new("unacceptable size"))?;
+    new_game(s, geometry);
+    empty()
+}
+
 /// `clear_board` → empty: a new game, same size, rules and komi.
 fn cmd_clear_board(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     new_game(s, s.game.board().geometry());
@@ -348,11 +383,10 @@ fn cmd_play(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     match s.game.play(color, mv) {
         Ok(()) => empty(),
         Err(why) => {
-            let size = geometry.size();
             s.log(&format!(
                 "illegal move {} {}: {why}",
                 color,
-                format_move(mv, size)
+                format_move(mv, geometry)
             ));
             Err(GtpError::new("illegal move"))
         }
@@ -362,7 +396,7 @@ fn cmd_play(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
 fn decision_text(s: &Session, d: Decision) -> String {
     match d {
         Decision::Resign => "resign".to_string(),
-        Decision::Play(mv) => format_move(mv, s.game.board().size()),
+        Decision::Play(mv) => format_move(mv, s.game.board().geometry()),
     }
 }
 
@@ -406,20 +440,20 @@ fn cmd_undo(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 /// then captures, komi, rules and who is to move. No blank lines.
 fn cmd_showboard(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     let board = s.game.board();
-    let size = board.size();
+    let (width, height) = (board.geometry().width(), board.geometry().height());
     let last = s.game.last_turn().and_then(|t| match t.mv {
         Move::Play(p) => Some(p),
         Move::Pass => None,
     });
-    let letters: String = (0..size)
+    let letters: String = (0..width)
         .map(|x| format!(" {}", vertex::column_letter(x)))
         .collect();
     let mut lines = vec![String::new(), format!("  {letters}")];
-    for y in 0..size {
-        let row = size - y;
+    for y in 0..height {
+        let row = height - y;
         let mut line = format!("{row:>2}");
         let mut after_last = false;
-        for x in 0..size {
+        for x in 0..width {
             let p = board.geometry().point(x, y).expect("on board");
             let is_last = Some(p) == last;
             line.push(if is_last {
@@ -499,7 +533,7 @@ fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
         _ => return Err(GtpError::syntax()),
     };
     let board = s.game.board();
-    let size = board.size();
+    let geometry = board.geometry();
     let mut seen = Vec::new();
     let mut lines = Vec::new();
     for p in board.geometry().points() {
@@ -516,7 +550,7 @@ fn cmd_final_status_list(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
         lines.push(
             chain
                 .into_iter()
-                .map(|q| format_point(q, size))
+                .map(|q| format_point(q, geometry))
                 .collect::<Vec<_>>()
                 .join(" "),
         );
@@ -639,15 +673,16 @@ fn color_and_seconds(cmd: &Command) -> Result<(Color, Duration), GtpError> {
 fn cmd_tengen_ownership(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let (color, duration) = color_and_seconds(cmd)?;
     let report = s.analyze_for(color, duration);
-    let size = s.game.board().size();
-    if report.ownership.len() != size * size {
-        return text(vec![vec!["0"; size].join(" "); size].join("\n"));
+    let geometry = s.game.board().geometry();
+    let (width, height) = (geometry.width(), geometry.height());
+    if report.ownership.len() != geometry.area() {
+        return text(vec![vec!["0"; width].join(" "); height].join("\n"));
     }
     // The report's ownership is for the player searched for: turn it to Black's view.
     let sign = if color == Color::Black { 1.0 } else { -1.0 };
     let rows: Vec<String> = report
         .ownership
-        .chunks(size)
+        .chunks(width)
         .map(|row| {
             row.iter()
                 .map(|v| format!("{:.2}", (sign * v).clamp(-1.0, 1.0)))
@@ -663,7 +698,7 @@ fn cmd_tengen_ownership(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErro
 fn cmd_tengen_best_moves(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let (color, duration) = color_and_seconds(cmd)?;
     let report = s.analyze_for(color, duration);
-    text(best_moves_gfx(&report, color, s.game.board().size()))
+    text(best_moves_gfx(&report, color, s.game.board().geometry()))
 }
 
 /// How many candidate moves the best-moves graphics show.
@@ -675,7 +710,7 @@ const BEST_MOVES_SHOWN: usize = 10;
 /// since GoGui keeps one label per point and a label would hide the move
 /// number; `TEXT` (GoGui's status bar) gives every candidate's win rate and
 /// visits, the best move's included.
-pub(super) fn best_moves_gfx(report: &Report, color: Color, size: usize) -> String {
+pub(super) fn best_moves_gfx(report: &Report, color: Color, geometry: Geometry) -> String {
     let mut lines = Vec::new();
     let mut numbered = Vec::new();
     if let Some(best) = report.moves.first() {
@@ -686,7 +721,7 @@ pub(super) fn best_moves_gfx(report: &Report, color: Color, size: usize) -> Stri
                 var,
                 " {} {}",
                 if c == Color::Black { "b" } else { "w" },
-                format_move(mv, size)
+                format_move(mv, geometry)
             );
             if let Move::Play(p) = mv {
                 numbered.push(p);
@@ -699,9 +734,11 @@ pub(super) fn best_moves_gfx(report: &Report, color: Color, size: usize) -> Stri
     let labels: Vec<String> = shown
         .iter()
         .filter_map(|m| match m.mv {
-            Move::Play(p) if !numbered.contains(&p) => {
-                Some(format!("{} {}", format_point(p, size), percent(m.winrate)))
-            }
+            Move::Play(p) if !numbered.contains(&p) => Some(format!(
+                "{} {}",
+                format_point(p, geometry),
+                percent(m.winrate)
+            )),
             _ => None,
         })
         .collect();
@@ -714,7 +751,7 @@ pub(super) fn best_moves_gfx(report: &Report, color: Color, size: usize) -> Stri
             .map(|m| {
                 format!(
                     "{} {}% ({} visits)",
-                    format_move(m.mv, size),
+                    format_move(m.mv, geometry),
                     percent(m.winrate),
                     m.visits
                 )

@@ -190,6 +190,9 @@ where
     let evaluator = |net| {
         let mut evaluator = Evaluator::new(net);
         evaluator.set_metadata(profile);
+        // kata-raw-nn answers as KataGo's GTP engine, whose net buffer is the
+        // board's own size: no transpose on a rectangle.
+        evaluator.set_buffer(crate::nn::NetBuffer::BoardSized);
         evaluator
     };
     session.network = networks.main.map(evaluator);
@@ -450,7 +453,7 @@ impl Session {
         let elapsed = started.elapsed();
         let (visits, winrate, lead) = summary;
         let chosen = match decision {
-            Decision::Play(mv) => vertex::format_move(mv, self.game.board().size()),
+            Decision::Play(mv) => vertex::format_move(mv, self.game.board().geometry()),
             Decision::Resign => "resign".to_string(),
         };
         self.log(&format!(

@@ -206,8 +206,8 @@ fn raw_nn(s: &mut Session, cmd: &Command, human: bool) -> Result<Reply, GtpError
 }
 
 /// One symmetry's answer, formatted as KataGo's `kata-raw-nn` formats it.
-fn write_answer(out: &mut String, symmetry: u8, white: &NetEval) {
-    let n = white.board_size;
+pub fn write_answer(out: &mut String, symmetry: u8, white: &NetEval) {
+    let (width, height) = (white.width, white.height);
     // Writing to a String cannot fail.
     let _ = writeln!(out, "symmetry {symmetry}");
     let _ = writeln!(out, "whiteWin {:.6}", white.win);
@@ -228,7 +228,7 @@ fn write_answer(out: &mut String, symmetry: u8, white: &NetEval) {
         white.shortterm_score_error
     );
     out.push_str("policy\n");
-    for row in white.policy.chunks(n.max(1)).take(n) {
+    for row in white.policy.chunks(width.max(1)).take(height) {
         for &p in row {
             push_probability(out, p);
         }
@@ -238,7 +238,7 @@ fn write_answer(out: &mut String, symmetry: u8, white: &NetEval) {
     push_probability(out, white.pass_policy);
     out.push('\n');
     out.push_str("whiteOwnership\n");
-    for row in white.ownership.chunks(n.max(1)).take(n) {
+    for row in white.ownership.chunks(width.max(1)).take(height) {
         for &o in row {
             let _ = write!(out, "{o:9.7} ");
         }
@@ -295,7 +295,7 @@ mod tests {
     #[test]
     fn answers_use_katagos_number_formats() {
         let mut e = NetEval::new();
-        e.board_size = 2;
+        (e.width, e.height) = (2, 2);
         e.view = Color::White;
         e.policy = vec![0.25, f32::NAN, 0.5, 0.125];
         e.pass_policy = 0.125;

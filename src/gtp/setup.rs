@@ -78,10 +78,10 @@ fn require_empty_board(s: &Session) -> Result<(), GtpError> {
 }
 
 fn vertex_list(s: &Session, points: &[Point]) -> String {
-    let size = s.game.board().size();
+    let geometry = s.game.board().geometry();
     points
         .iter()
-        .map(|&p| format_point(p, size))
+        .map(|&p| format_point(p, geometry))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -99,7 +99,7 @@ pub(super) fn cmd_fixed_handicap(s: &mut Session, cmd: &Command) -> Result<Reply
 }
 
 /// `place_free_handicap N` → exactly N vertices chosen by tengen (2 ≤ N <
-/// size²). `board not empty`, `invalid number of stones`.
+/// width × height). `board not empty`, `invalid number of stones`.
 pub(super) fn cmd_place_free_handicap(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     arity(cmd, 1)?;
     let n: usize = number(&cmd.args[0])?;

@@ -397,13 +397,13 @@ fn best_moves_labels_leave_the_variation_numbers_readable() {
         ..Report::default()
     };
     assert_eq!(
-        commands::best_moves_gfx(&report, Color::White, size),
+        commands::best_moves_gfx(&report, Color::White, geometry),
         "VAR w E5 b C3 w G7 b pass\n\
          LABEL C7 42\n\
          TEXT White to play: E5 55% (900 visits), G7 50% (60 visits), C7 42% (30 visits), pass 10% (2 visits)"
     );
     assert_eq!(
-        commands::best_moves_gfx(&Report::default(), Color::Black, size),
+        commands::best_moves_gfx(&Report::default(), Color::Black, geometry),
         ""
     );
 }

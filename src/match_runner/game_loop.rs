@@ -107,7 +107,7 @@ pub fn play_game(
         let stones: Vec<String> = spec
             .handicap
             .iter()
-            .map(|&p| vertex::format_move(Move::Play(p), geometry.size()))
+            .map(|&p| vertex::format_move(Move::Play(p), geometry))
             .collect();
         let command = format!("set_free_handicap {}", stones.join(" "));
         if let Err(e) = black.send(&command, timeout) {
@@ -144,7 +144,7 @@ pub fn play_game(
             Ok(None) => break Ending::Resignation(color),
             Err(f) => break f.ending(color),
         };
-        let text = vertex::format_move(mv, geometry.size());
+        let text = vertex::format_move(mv, geometry);
         if let Err(illegal) = game.play(color, mv) {
             break fault(format!("illegal move {text}: {illegal}")).ending(color);
         }

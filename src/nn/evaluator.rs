@@ -36,6 +36,24 @@ impl fmt::Display for EvaluateError {
 
 impl std::error::Error for EvaluateError {}
 
+/// The shape of KataGo's input buffer, which decides what a transposing
+/// symmetry (4..8) does on a rectangular board. KataGo copies the inputs under a
+/// symmetry over its whole `nnXLen`×`nnYLen` buffer and transposes only when that
+/// buffer is square (`copyWithSymmetry` in `nninputs.cpp`: `transpose = (symmetry
+/// & 4) && hSize == wSize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetBuffer {
+    /// A square buffer of the largest size (19×19) with the board in its corner:
+    /// KataGo's analysis engine, and its GTP with `gtpForceMaxNNSize`. A
+    /// transposing symmetry shows the net the board turned a quarter (a 19×13
+    /// board as 13×19).
+    Square,
+    /// A buffer of exactly the board's size: KataGo's GTP engine by default. On
+    /// a rectangular board the transpose is dropped, so symmetry `s` acts as
+    /// `s & 3` (on a square board nothing changes).
+    BoardSized,
+}
+
 /// Evaluates games, one at a time or in batches, on a shared network.
 pub struct Evaluator {
     net: Arc<Network>,
@@ -51,6 +69,8 @@ pub struct Evaluator {
     metadata: Option<SgfMetadata>,
     /// Metadata inputs of each batch entry.
     meta_rows: Vec<[f32; NUM_META_FEATURES]>,
+    /// What a transposing symmetry does on a rectangular board.
+    buffer: NetBuffer,
 }
 
 impl Evaluator {
@@ -76,7 +96,14 @@ impl Evaluator {
             raw: (0..max_batch).map(|_| RawEval::new()).collect(),
             metadata: None,
             meta_rows: vec![[0.0; NUM_META_FEATURES]; max_batch],
+            buffer: NetBuffer::Square,
         }
+    }
+
+    /// Sets the KataGo input buffer to imitate (see [`NetBuffer`]; the default is
+    /// [`NetBuffer::Square`]).
+    pub fn set_buffer(&mut self, buffer: NetBuffer) {
+        self.buffer = buffer;
     }
 
     /// Sets the human-SL profile whose metadata inputs a human-SL net sees (other nets ignore
@@ -106,7 +133,7 @@ impl Evaluator {
     /// and later); KataGo's raw policy is 0.
     ///
     /// # Errors
-    /// A board larger than 19×19, or a symmetry outside 0..8.
+    /// A board side longer than 19, or a symmetry outside 0..8.
     pub fn evaluate(
         &mut self,
         game: &Game,
@@ -127,7 +154,7 @@ impl Evaluator {
     /// `symmetries[i]` into `out[i]`, as [`Evaluator::evaluate`] does one.
     ///
     /// # Errors
-    /// A board larger than 19×19, boards of different sizes, a symmetry
+    /// A board side longer than 19, boards of different sizes, a symmetry
     /// outside 0..8, or more games than the batch holds.
     pub fn evaluate_batch(
         &mut self,
@@ -151,12 +178,13 @@ impl Evaluator {
                 self.max_batch()
             ))));
         }
-        let n = games[0].board().size();
-        if games.iter().any(|g| g.board().size() != n) {
+        let geometry = games[0].board().geometry();
+        if games.iter().any(|g| g.board().geometry() != geometry) {
             return Err(EvaluateError::Forward(EvalError(
                 "the games of a batch differ in board size".into(),
             )));
         }
+        let area = geometry.area();
         if self.net.needs_metadata() && self.metadata.is_none() {
             return Err(EvaluateError::Forward(EvalError(
                 "this human-SL net needs SGF metadata: set a profile (--human-profile or \
@@ -164,7 +192,7 @@ impl Evaluator {
                     .into(),
             )));
         }
-        let (plane, cells) = (NUM_SPATIAL * n * n, n * n + 1);
+        let (plane, cells) = (NUM_SPATIAL * area, area + 1);
         self.spatial.resize(plane * batch, 0.0);
         self.legal.resize(cells * batch, false);
         for (i, game) in games.iter().enumerate() {
@@ -179,12 +207,28 @@ impl Evaluator {
                 .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
                 .map_err(EvaluateError::Features)?;
             if let Some(meta) = &self.metadata {
-                meta.fill_row(game.to_move(), n * n, &mut self.meta_rows[i]);
+                meta.fill_row(game.to_move(), area, &mut self.meta_rows[i]);
             }
         }
         let use_meta = self.net.needs_metadata();
+        // KataGo's board-sized buffer drops the transpose of a rectangle.
+        let mut symmetry_buf = [0u8; MAX_STACK_BATCH];
+        let symmetries = if self.buffer == NetBuffer::BoardSized && !geometry.is_square() {
+            let mapped = symmetry_buf.get_mut(..batch).ok_or_else(|| {
+                EvaluateError::Forward(EvalError(format!(
+                    "a batch of {batch} exceeds {MAX_STACK_BATCH}"
+                )))
+            })?;
+            for (m, &s) in mapped.iter_mut().zip(symmetries) {
+                *m = s & 3;
+            }
+            &*mapped
+        } else {
+            symmetries
+        };
         let mut inputs = [NetInput {
-            board_size: n,
+            width: geometry.width(),
+            height: geometry.height(),
             spatial: &[],
             global: &self.global[0],
             meta: None,

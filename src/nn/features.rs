@@ -1,8 +1,12 @@
 //! KataGo's V7 network inputs (`NNInputs::fillRowV7`) for the player to move
 //! in a tengen [`Game`], and the legal-move mask KataGo applies to the policy.
 //!
-//! Layout: `spatial[c * n * n + y * n + x]` for channel `c` (0..22), row `y`
-//! from the top (GTP row `n - y`), column `x` from the left; `global[0..19]`.
+//! Layout: `spatial[c * w * h + y * w + x]` for channel `c` (0..22) on a board
+//! `w` wide and `h` high, row `y` from the top (GTP row `h - y`), column `x`
+//! from the left; `global[0..19]`. This is KataGo's layout for a board in the
+//! top-left of its `nnXLen`×`nnYLen` buffer with the buffer's margin cut off;
+//! the board's area stands where KataGo uses `x_size * y_size` (the komi clip
+//! and the komi parity wave).
 //!
 //! Rules mapping (tengen → KataGo): simple / positional / situational ko map to
 //! KataGo's rules of the same name; natural situational superko is given to the
@@ -12,7 +16,7 @@
 //! KataGo's `friendlyPassOk` and white handicap bonus are the game's rules'
 //! ([`crate::go::rules::Rules`]), the bonus counted by the game.
 //!
-//! Nets take boards up to 19×19; larger boards are refused.
+//! Nets take boards up to 19 on each side; larger boards are refused.
 
 use super::area::{AreaFlags, AreaScratch};
 use super::history::HistoryView;
@@ -34,8 +38,8 @@ const KOMI_CLIP_RADIUS: f32 = 20.0;
 /// Why the features could not be computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FeatureError {
-    /// The board is larger than [`MAX_NET_SIZE`].
-    BoardTooLarge { size: usize },
+    /// A side of the board is longer than [`MAX_NET_SIZE`].
+    BoardTooLarge { width: usize, height: usize },
     /// An output slice has the wrong length.
     WrongLength { expected: usize, got: usize },
 }
@@ -43,9 +47,9 @@ pub enum FeatureError {
 impl fmt::Display for FeatureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FeatureError::BoardTooLarge { size } => write!(
+            FeatureError::BoardTooLarge { width, height } => write!(
                 f,
-                "board size {size} is larger than the {MAX_NET_SIZE}x{MAX_NET_SIZE} the networks take"
+                "board size {width}x{height} is larger than the {MAX_NET_SIZE}x{MAX_NET_SIZE} the networks take"
             ),
             FeatureError::WrongLength { expected, got } => {
                 write!(f, "feature buffer of length {got}, expected {expected}")
@@ -105,18 +109,21 @@ pub fn legal_moves_mask(game: &Game, out: &mut [bool]) -> Result<(), FeatureErro
     SCRATCH.with(|s| s.borrow_mut().legal_moves_mask(game, out))
 }
 
-fn check_size(game: &Game) -> Result<usize, FeatureError> {
-    let n = game.board().size();
-    if n > MAX_NET_SIZE {
-        return Err(FeatureError::BoardTooLarge { size: n });
+fn check_size(game: &Game) -> Result<Geometry, FeatureError> {
+    let g = game.board().geometry();
+    if g.max_side() > MAX_NET_SIZE {
+        return Err(FeatureError::BoardTooLarge {
+            width: g.width(),
+            height: g.height(),
+        });
     }
-    Ok(n)
+    Ok(g)
 }
 
-/// Index of `p` in a row-major `n`×`n` plane.
+/// Index of `p` in a row-major plane `width` wide.
 #[inline]
-fn pos(p: Point, n: usize) -> usize {
-    p.y() * n + p.x()
+fn pos(p: Point, width: usize) -> usize {
+    p.y() * width + p.x()
 }
 
 /// The triangle wave of komi parity KataGo gives the net (global 18).
@@ -145,15 +152,16 @@ impl FeatureScratch {
     /// Fills the V7 inputs for the player to move under the game's rules.
     ///
     /// # Errors
-    /// A board larger than 19×19, or `spatial.len() != 22 * n * n`.
+    /// A board side longer than 19, or `spatial.len() != 22 * width * height`.
     pub fn fill_v7(
         &mut self,
         game: &Game,
         spatial: &mut [f32],
         global: &mut [f32; NUM_GLOBAL],
     ) -> Result<(), FeatureError> {
-        let n = check_size(game)?;
-        let nn = n * n;
+        let g = check_size(game)?;
+        let n = g.width();
+        let nn = g.area();
         if spatial.len() != NUM_SPATIAL * nn {
             return Err(FeatureError::WrongLength {
                 expected: NUM_SPATIAL * nn,
@@ -294,18 +302,19 @@ impl FeatureScratch {
         Ok(())
     }
 
-    /// Fills `out` (length `n * n + 1`, row-major from the top-left, pass last)
+    /// Fills `out` (length `width * height + 1`, row-major from the top-left, pass last)
     /// with the moves KataGo accepts for the player to move: pass, and empty
     /// points that are not the ko point, not an illegal suicide and not banned
     /// by superko.
     ///
     /// # Errors
-    /// A board larger than 19×19, or `out.len() != n * n + 1`.
+    /// A board side longer than 19, or `out.len() != width * height + 1`.
     pub fn legal_moves_mask(&mut self, game: &Game, out: &mut [bool]) -> Result<(), FeatureError> {
-        let n = check_size(game)?;
-        if out.len() != n * n + 1 {
+        let g = check_size(game)?;
+        let (n, area) = (g.width(), g.area());
+        if out.len() != area + 1 {
             return Err(FeatureError::WrongLength {
-                expected: n * n + 1,
+                expected: area + 1,
                 got: out.len(),
             });
         }
@@ -319,7 +328,7 @@ impl FeatureScratch {
                 && Some(p) != ko
                 && !illegal_suicide(board, p, pla, suicide_allowed);
         }
-        out[n * n] = true;
+        out[area] = true;
         for_each_ban(game, &self.history, ko, |p| {
             if Some(p) != ko {
                 out[pos(p, n)] = false;

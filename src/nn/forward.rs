@@ -1,5 +1,7 @@
 //! The loaded network, its batch norms folded into the convolutions, and the forward pass over
-//! a batch of positions at the board's true size, under any of the eight symmetries.
+//! a batch of positions at the board's true size, under any of the eight symmetries (on a
+//! rectangular board the transposing ones show the net the board turned a quarter, as KataGo
+//! does, so one batch may hold two shapes: it runs as consecutive runs of one shape).
 //!
 //! A [`Network`] is immutable and `Sync`: threads share one and each brings its own
 //! [`Workspace`], so an evaluation allocates nothing once the workspace exists.
@@ -7,7 +9,7 @@
 use std::fmt;
 use std::path::Path;
 
-use super::layers::{activate_slice, global_pool, Conv, Dense, NormAct, PoolKind};
+use super::layers::{activate_slice, global_pool, Conv, Dense, Frame, NormAct, PoolKind};
 use super::model::{
     Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,
     PostProcessParams, TrunkTipDesc, NUM_META_FEATURES,
@@ -22,11 +24,14 @@ pub const NUM_GLOBAL_FEATURES: usize = 19;
 /// Largest board side.
 pub const MAX_BOARD_SIZE: usize = 19;
 
-/// One position to evaluate: `spatial[c * n * n + y * n + x]` (y = 0 the top row, x = 0
-/// column A), all from the side to move's view.
+/// One position to evaluate: `spatial[c * width * height + y * width + x]` (y = 0 the top
+/// row, x = 0 column A), all from the side to move's view.
 #[derive(Debug, Clone, Copy)]
 pub struct NetInput<'a> {
-    pub board_size: usize,
+    /// Columns of the board.
+    pub width: usize,
+    /// Rows of the board.
+    pub height: usize,
     pub spatial: &'a [f32],
     pub global: &'a [f32; NUM_GLOBAL_FEATURES],
     /// The SGF-metadata inputs of a human-SL net (see `nn::metadata`); required by nets with a
@@ -37,8 +42,11 @@ pub struct NetInput<'a> {
 /// The network's raw outputs for one position, in board coordinates, side to move's view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawEval {
-    pub board_size: usize,
-    /// Policy logits, `[channel][y * n + x]`; channel 0 plain, channel 1 optimistic (v12+).
+    /// Columns of the board.
+    pub width: usize,
+    /// Rows of the board.
+    pub height: usize,
+    /// Policy logits, `[channel][y * width + x]`; channel 0 plain, channel 1 optimistic (v12+).
     pub policy: Vec<f32>,
     /// Pass logits per policy channel (the second only from v12).
     pub pass: [f32; 2],
@@ -47,7 +55,7 @@ pub struct RawEval {
     /// Score mean, score-stdev (pre-softplus), lead, variance-time, short-term value and
     /// score errors (the last two only from v9), before post-processing.
     pub score: [f32; 6],
-    /// Ownership before the tanh, `[y * n + x]`.
+    /// Ownership before the tanh, `[y * width + x]`.
     pub ownership: Vec<f32>,
 }
 
@@ -56,7 +64,8 @@ impl RawEval {
     pub fn new() -> Self {
         let area = MAX_BOARD_SIZE * MAX_BOARD_SIZE;
         RawEval {
-            board_size: 0,
+            width: 0,
+            height: 0,
             policy: Vec::with_capacity(2 * area),
             pass: [0.0; 2],
             value: [0.0; 3],
@@ -539,8 +548,11 @@ impl Network {
         f(&self.value.ownership);
     }
 
-    /// Evaluates `inputs` (all of one board size), each under `symmetries[i]` (0..8), into
+    /// Evaluates `inputs` (all of one board shape), each under `symmetries[i]` (0..8), into
     /// `out[i]`. Sets flush-to-zero in the calling thread. Allocates nothing.
+    ///
+    /// On a rectangular board, symmetries 4..8 show the net a frame of the other shape: the
+    /// batch runs as consecutive runs of inputs whose frames agree.
     pub fn evaluate(
         &self,
         ws: &mut Workspace,
@@ -568,20 +580,23 @@ impl Network {
                 out.len()
             )));
         }
-        let n = inputs[0].board_size;
-        if n < 2 || n > ws.board_size {
+        let (w, h) = (inputs[0].width, inputs[0].height);
+        if w < 2 || h < 2 || w > ws.board_size || h > ws.board_size {
             return Err(EvalError(format!(
-                "board size {n} outside 2..={}",
+                "board size {w}x{h} outside 2..={} on a side",
                 ws.board_size
             )));
         }
         for (i, input) in inputs.iter().enumerate() {
-            if input.board_size != n || input.spatial.len() != NUM_SPATIAL_FEATURES * n * n {
+            if (input.width, input.height) != (w, h)
+                || input.spatial.len() != NUM_SPATIAL_FEATURES * w * h
+            {
                 return Err(EvalError(format!(
-                    "input {i}: board size {} with {} spatial values (expected size {n}, {} values)",
-                    input.board_size,
+                    "input {i}: board size {}x{} with {} spatial values (expected size {w}x{h}, {} values)",
+                    input.width,
+                    input.height,
                     input.spatial.len(),
-                    NUM_SPATIAL_FEATURES * n * n
+                    NUM_SPATIAL_FEATURES * w * h
                 )));
             }
             if self.metadata.is_some() && input.meta.is_none() {
@@ -597,14 +612,48 @@ impl Network {
             }
         }
         set_flush_denormals();
-        let area = n * n;
+        let frame_of = |s: u8| {
+            let (width, height) = symmetry::frame(s, w, h);
+            Frame { width, height }
+        };
+        let mut start = 0;
+        while start < batch {
+            let frame = frame_of(symmetries[start]);
+            let end = (start..batch)
+                .find(|&i| frame_of(symmetries[i]) != frame)
+                .unwrap_or(batch);
+            self.evaluate_run(
+                ws,
+                &inputs[start..end],
+                &symmetries[start..end],
+                frame,
+                &mut out[start..end],
+            );
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// [`Network::evaluate`] on checked inputs whose symmetries all give the net `frame`.
+    fn evaluate_run(
+        &self,
+        ws: &mut Workspace,
+        inputs: &[NetInput],
+        symmetries: &[u8],
+        frame: Frame,
+        out: &mut [RawEval],
+    ) {
+        let batch = inputs.len();
+        let (w, h) = (inputs[0].width, inputs[0].height);
+        let area = frame.area();
         let c = self.trunk_channels;
 
         // Inputs into NHWC under each symmetry.
         for (b, input) in inputs.iter().enumerate() {
             symmetry::index_table(
                 symmetries[b],
-                n,
+                w,
+                h,
                 &mut ws.sym_table[b * area..(b + 1) * area],
             );
             let dst = &mut ws.input
@@ -620,7 +669,7 @@ impl Network {
         let (level0, deeper) = ws.levels.split_at_mut(1);
         let trunk = &mut level0[0].stream;
         self.initial
-            .apply(&ws.input, batch, n, trunk, false, &mut ws.im2col);
+            .apply(&ws.input, batch, frame, trunk, false, &mut ws.im2col);
         for (b, input) in inputs.iter().enumerate() {
             self.initial_global.apply(input.global, &mut ws.row);
             if let (Some(encoder), Some(meta)) = (&self.metadata, input.meta) {
@@ -645,7 +694,14 @@ impl Network {
             row: &mut ws.row,
             transformer: &mut ws.transformer,
         };
-        run_stack(&self.blocks, &mut level0[0], deeper, batch, n, &mut scratch);
+        run_stack(
+            &self.blocks,
+            &mut level0[0],
+            deeper,
+            batch,
+            frame,
+            &mut scratch,
+        );
         let stream_len = batch * area * c;
         let tip_in = &level0[0].stream[..stream_len];
         match &self.tip {
@@ -658,9 +714,9 @@ impl Network {
         let pc = ph.p1.out_channels;
         let gc = ph.g1.out_channels;
         ph.p1
-            .apply(&ws.tip, batch, n, &mut ws.head_a, false, &mut ws.im2col);
+            .apply(&ws.tip, batch, frame, &mut ws.head_a, false, &mut ws.im2col);
         ph.g1
-            .apply(&ws.tip, batch, n, &mut ws.head_b, false, &mut ws.im2col);
+            .apply(&ws.tip, batch, frame, &mut ws.head_b, false, &mut ws.im2col);
         for (b, o) in out.iter_mut().enumerate().take(batch) {
             let pooled = &mut ws.pooled[..3 * gc];
             global_pool(&ws.head_b[b * area * gc..], area, gc, PoolKind::Max, pooled);
@@ -684,10 +740,16 @@ impl Network {
             o.pass[..po].copy_from_slice(&ws.pass_row[..po]);
         }
         let po = ph.p2.out_channels;
-        ph.p2
-            .apply(&ws.head_a, batch, n, &mut ws.head_b, false, &mut ws.im2col);
+        ph.p2.apply(
+            &ws.head_a,
+            batch,
+            frame,
+            &mut ws.head_b,
+            false,
+            &mut ws.im2col,
+        );
         for (b, o) in out.iter_mut().enumerate().take(batch) {
-            o.board_size = n;
+            (o.width, o.height) = (w, h);
             o.policy.clear();
             o.policy.resize(po * area, 0.0);
             let table = &ws.sym_table[b * area..(b + 1) * area];
@@ -703,9 +765,15 @@ impl Network {
         let vh = &self.value;
         let vc = vh.v1.out_channels;
         vh.v1
-            .apply(&ws.tip, batch, n, &mut ws.head_a, false, &mut ws.im2col);
-        vh.ownership
-            .apply(&ws.head_a, batch, n, &mut ws.head_b, false, &mut ws.im2col);
+            .apply(&ws.tip, batch, frame, &mut ws.head_a, false, &mut ws.im2col);
+        vh.ownership.apply(
+            &ws.head_a,
+            batch,
+            frame,
+            &mut ws.head_b,
+            false,
+            &mut ws.im2col,
+        );
         for (b, o) in out.iter_mut().enumerate().take(batch) {
             let pooled = &mut ws.pooled[..3 * vc];
             global_pool(
@@ -727,7 +795,6 @@ impl Network {
                 o.ownership[board_pos] = ws.head_b[b * area + net_pos];
             }
         }
-        Ok(())
     }
 }
 
@@ -745,17 +812,17 @@ fn run_stack(
     level: &mut Level,
     deeper: &mut [Level],
     batch: usize,
-    n: usize,
+    frame: Frame,
     s: &mut Scratch,
 ) {
-    let area = n * n;
+    let area = frame.area();
     for block in blocks {
         match block {
             Block::Ordinary { pre, first, second } => {
                 let len = batch * area * pre.scale.len();
                 pre.apply(&level.stream[..len], &mut level.act[..len]);
-                first.apply(&level.act, batch, n, &mut level.mid, false, s.im2col);
-                second.apply(&level.mid, batch, n, &mut level.stream, true, s.im2col);
+                first.apply(&level.act, batch, frame, &mut level.mid, false, s.im2col);
+                second.apply(&level.mid, batch, frame, &mut level.stream, true, s.im2col);
             }
             Block::GlobalPooling {
                 pre,
@@ -767,8 +834,8 @@ fn run_stack(
             } => {
                 let len = batch * area * pre.scale.len();
                 pre.apply(&level.stream[..len], &mut level.act[..len]);
-                regular.apply(&level.act, batch, n, &mut level.mid, false, s.im2col);
-                gpool.apply(&level.act, batch, n, &mut level.gpool, false, s.im2col);
+                regular.apply(&level.act, batch, frame, &mut level.mid, false, s.im2col);
+                gpool.apply(&level.act, batch, frame, &mut level.gpool, false, s.im2col);
                 let (rc, gc) = (regular.out_channels, gpool.out_channels);
                 for b in 0..batch {
                     let pooled = &mut s.pooled[..3 * gc];
@@ -787,7 +854,7 @@ fn run_stack(
                         activate_slice(*mid_act, row);
                     }
                 }
-                second.apply(&level.mid, batch, n, &mut level.stream, true, s.im2col);
+                second.apply(&level.mid, batch, frame, &mut level.stream, true, s.im2col);
             }
             Block::Nested {
                 pre,
@@ -800,14 +867,14 @@ fn run_stack(
                 pre.apply(&level.stream[..len], &mut level.act[..len]);
                 let (inner, rest) = deeper.split_at_mut(1);
                 let inner = &mut inner[0];
-                down.apply(&level.act, batch, n, &mut inner.stream, false, s.im2col);
-                run_stack(blocks, inner, rest, batch, n, s);
+                down.apply(&level.act, batch, frame, &mut inner.stream, false, s.im2col);
+                run_stack(blocks, inner, rest, batch, frame, s);
                 let inner_len = batch * area * post.scale.len();
                 post.apply(&inner.stream[..inner_len], &mut inner.act[..inner_len]);
-                up.apply(&inner.act, batch, n, &mut level.stream, true, s.im2col);
+                up.apply(&inner.act, batch, frame, &mut level.stream, true, s.im2col);
             }
             Block::Attention(attention) => {
-                attention.apply(&mut level.stream, batch, n, s.transformer);
+                attention.apply(&mut level.stream, batch, frame, s.transformer);
             }
             Block::FeedForward(ffn) => ffn.apply(&mut level.stream, batch, area, s.transformer),
         }
@@ -855,7 +922,7 @@ impl Workspace {
         let mut im2col = 0;
         net.for_each_conv(&mut |c| {
             max_channels = max_channels.max(c.in_channels).max(c.out_channels);
-            im2col = im2col.max(c.scratch_len(max_batch, board_size));
+            im2col = im2col.max(c.scratch_len(max_batch, Frame::square(board_size)));
         });
         let dense_width = [
             &net.initial_global,

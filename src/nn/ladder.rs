@@ -20,7 +20,8 @@ const BUDGET: u32 = 25_000;
 /// A ladder board: cells only; chains are found by flood fill when asked.
 #[derive(Clone)]
 pub struct LadderBoard {
-    size: usize,
+    /// Number of on-board points of the loaded board.
+    area: usize,
     cells: [Stone; CELLS],
     /// Colourless simple-ko point (`None`: no ko).
     ko: Option<Point>,
@@ -61,7 +62,7 @@ struct ChainInfo {
 impl Default for LadderBoard {
     fn default() -> Self {
         LadderBoard {
-            size: 0,
+            area: 0,
             cells: [Stone::Border; CELLS],
             ko: None,
             mark: vec![0; CELLS],
@@ -81,7 +82,7 @@ impl Default for LadderBoard {
 impl LadderBoard {
     /// Loads the stones of `board` and the colourless ko point `ko`.
     pub fn load(&mut self, board: &Board, ko: Option<Point>) {
-        self.size = board.size();
+        self.area = board.geometry().area();
         self.cells = [Stone::Border; CELLS];
         for p in board.geometry().points() {
             self.cells[p.index()] = board.at(p);
@@ -483,8 +484,7 @@ impl LadderScratch {
         if defender_first {
             b.ko = None;
         }
-        let n = b.size;
-        let stack_size = n * n * 3 / 2 + 1;
+        let stack_size = b.area * 3 / 2 + 1;
         if self.list_start.len() < stack_size + 1 {
             self.list_start.resize(stack_size + 1, 0);
             self.list_len.resize(stack_size + 1, 0);

@@ -7,6 +7,31 @@ use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 use super::vecmath;
 use super::winograd;
 
+/// The shape of the boards a layer runs on: `width` columns by `height` rows, stored row by
+/// row (`y * width + x`). A rectangular board under a transposing symmetry is seen by the
+/// network in a frame `height` wide and `width` high (see [`super::symmetry::frame`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub width: usize,
+    pub height: usize,
+}
+
+impl Frame {
+    /// A square frame of side `n`.
+    pub fn square(n: usize) -> Frame {
+        Frame {
+            width: n,
+            height: n,
+        }
+    }
+
+    /// Number of points.
+    #[inline]
+    pub fn area(self) -> usize {
+        self.width * self.height
+    }
+}
+
 /// Applies an activation to one value, with KataGo's formulas.
 #[inline(always)]
 pub fn activate(kind: Activation, x: f32) -> f32 {
@@ -128,30 +153,32 @@ impl Conv {
         self.ky * self.kx * self.in_channels * self.out_channels
     }
 
-    /// Scratch floats needed for a batch of `batch` boards of `n`x`n`.
-    pub fn scratch_len(&self, batch: usize, n: usize) -> usize {
+    /// Scratch floats needed for a batch of `batch` boards of shape `frame` (enough for any
+    /// frame that fits inside it).
+    pub fn scratch_len(&self, batch: usize, frame: Frame) -> usize {
         if !self.winograd.is_empty() {
-            winograd::scratch_len(batch, n, self.in_channels, self.out_channels)
+            winograd::scratch_len(batch, frame, self.in_channels, self.out_channels)
         } else if self.ky == 1 && self.kx == 1 {
             0
         } else {
-            n * n * self.ky * self.kx * self.in_channels
+            frame.area() * self.ky * self.kx * self.in_channels
         }
     }
 
-    /// Convolves `batch` boards of `n`x`n` (zero padding outside the board). `out` receives the
-    /// result, or has it added when `accumulate` (then bias and activation must be absent).
+    /// Convolves `batch` boards of shape `frame` (zero padding outside the board). `out`
+    /// receives the result, or has it added when `accumulate` (then bias and activation must
+    /// be absent).
     pub fn apply(
         &self,
         input: &[f32],
         batch: usize,
-        n: usize,
+        frame: Frame,
         out: &mut [f32],
         accumulate: bool,
         scratch: &mut [f32],
     ) {
         debug_assert!(!accumulate || (self.bias.is_none() && self.act == Activation::Identity));
-        let area = n * n;
+        let area = frame.area();
         let (cin, cout) = (self.in_channels, self.out_channels);
         if !self.winograd.is_empty() {
             winograd::convolve(
@@ -160,7 +187,7 @@ impl Conv {
                 cout,
                 input,
                 batch,
-                n,
+                frame,
                 out,
                 accumulate,
                 scratch,
@@ -178,7 +205,7 @@ impl Conv {
             let k = self.ky * self.kx * cin;
             let cols = &mut scratch[..area * k];
             for b in 0..batch {
-                self.im2col(&input[b * area * cin..(b + 1) * area * cin], n, cols);
+                self.im2col(&input[b * area * cin..(b + 1) * area * cin], frame, cols);
                 let dst = &mut out[b * area * cout..(b + 1) * area * cout];
                 gemm(area, cols, k, &self.weights, dst, accumulate);
             }
@@ -195,21 +222,22 @@ impl Conv {
     }
 
     /// Lays out one board's receptive fields as rows of `ky*kx*in` values.
-    fn im2col(&self, input: &[f32], n: usize, cols: &mut [f32]) {
+    fn im2col(&self, input: &[f32], frame: Frame, cols: &mut [f32]) {
         let cin = self.in_channels;
         let (py, px) = (self.ky / 2, self.kx / 2);
         let row_len = self.ky * self.kx * cin;
-        for y in 0..n {
-            for x in 0..n {
-                let row = &mut cols[(y * n + x) * row_len..(y * n + x + 1) * row_len];
+        let (w, h) = (frame.width, frame.height);
+        for y in 0..h {
+            for x in 0..w {
+                let row = &mut cols[(y * w + x) * row_len..(y * w + x + 1) * row_len];
                 let mut at = 0;
                 for dy in 0..self.ky {
                     let sy = y as isize + dy as isize - py as isize;
                     for dx in 0..self.kx {
                         let sx = x as isize + dx as isize - px as isize;
                         let dst = &mut row[at..at + cin];
-                        if sy >= 0 && sx >= 0 && (sy as usize) < n && (sx as usize) < n {
-                            let src = (sy as usize * n + sx as usize) * cin;
+                        if sy >= 0 && sx >= 0 && (sy as usize) < h && (sx as usize) < w {
+                            let src = (sy as usize * w + sx as usize) * cin;
                             dst.copy_from_slice(&input[src..src + cin]);
                         } else {
                             dst.fill(0.0);

@@ -20,7 +20,7 @@
 //! let mut ws = Workspace::new(&net, 1, 19);
 //! let spatial = vec![0.0f32; 22 * 19 * 19];
 //! let global = [0.0f32; 19];
-//! let input = NetInput { board_size: 19, spatial: &spatial, global: &global, meta: None };
+//! let input = NetInput { width: 19, height: 19, spatial: &spatial, global: &global, meta: None };
 //! let mut out = [RawEval::new()];
 //! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
 //! ```
@@ -46,7 +46,7 @@ pub mod winograd;
 #[cfg(test)]
 mod tests;
 
-pub use evaluator::Evaluator;
+pub use evaluator::{Evaluator, NetBuffer};
 pub use forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
     NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,

@@ -32,8 +32,11 @@ impl Default for PostProcessOptions {
 /// A post-processed evaluation, from the view of `view` (initially the side to move).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NetEval {
-    pub board_size: usize,
-    /// Move probabilities `[y * n + x]`; NaN at illegal points (kata-raw-nn prints NAN).
+    /// Columns of the board.
+    pub width: usize,
+    /// Rows of the board.
+    pub height: usize,
+    /// Move probabilities `[y * width + x]`; NaN at illegal points (kata-raw-nn prints NAN).
     pub policy: Vec<f32>,
     /// Pass probability (NaN if pass was marked illegal).
     pub pass_policy: f32,
@@ -54,7 +57,7 @@ pub struct NetEval {
     pub shortterm_winloss_error: f32,
     /// Short-term score error estimate (-1 for version 8).
     pub shortterm_score_error: f32,
-    /// Ownership `[y * n + x]` in -1..1, +1 owned by `view`.
+    /// Ownership `[y * width + x]` in -1..1, +1 owned by `view`.
     pub ownership: Vec<f32>,
     /// Whose view these numbers are from.
     pub view: Color,
@@ -64,7 +67,8 @@ impl NetEval {
     /// An empty result with room for a 19x19 board (so post-processing allocates nothing).
     pub fn new() -> Self {
         NetEval {
-            board_size: 0,
+            width: 0,
+            height: 0,
             policy: Vec::with_capacity(19 * 19),
             pass_policy: 0.0,
             win: 0.0,
@@ -112,7 +116,7 @@ fn soft_plus(x: f64) -> f64 {
 }
 
 /// Post-processes `raw` for `to_move` (the side the inputs were computed for). `legal` has
-/// `n * n + 1` entries, pass last. With no legal move at all every probability is NaN.
+/// `width * height + 1` entries, pass last. With no legal move at all every probability is NaN.
 pub fn postprocess(
     net: &Network,
     raw: &RawEval,
@@ -121,9 +125,8 @@ pub fn postprocess(
     options: &PostProcessOptions,
     out: &mut NetEval,
 ) {
-    let n = raw.board_size;
-    let area = n * n;
-    out.board_size = n;
+    let area = raw.width * raw.height;
+    (out.width, out.height) = (raw.width, raw.height);
     out.view = to_move;
 
     // Policy: blend toward the optimistic channel, softmax over legal moves.

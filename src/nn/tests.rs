@@ -23,31 +23,38 @@ fn game_from(rows: &[&str], rules: Rules, komi: f64, to_move: Color) -> Game {
 }
 
 struct Features {
-    n: usize,
+    w: usize,
+    h: usize,
     spatial: Vec<f32>,
     global: [f32; NUM_GLOBAL],
 }
 
 impl Features {
     fn of(game: &Game) -> Features {
-        let n = game.board().size();
-        let mut spatial = vec![0.0; NUM_SPATIAL * n * n];
+        let g = game.board().geometry();
+        let (w, h) = (g.width(), g.height());
+        let mut spatial = vec![0.0; NUM_SPATIAL * w * h];
         let mut global = [0.0; NUM_GLOBAL];
         FeatureScratch::new()
             .fill_v7(game, &mut spatial, &mut global)
             .expect("features");
-        Features { n, spatial, global }
+        Features {
+            w,
+            h,
+            spatial,
+            global,
+        }
     }
 
     fn at(&self, c: usize, x: usize, y: usize) -> bool {
-        self.spatial[c * self.n * self.n + y * self.n + x] != 0.0
+        self.spatial[c * self.w * self.h + y * self.w + x] != 0.0
     }
 
     /// The points set in plane `c`, as (x, y).
     fn points(&self, c: usize) -> Vec<(usize, usize)> {
         let mut v = Vec::new();
-        for y in 0..self.n {
-            for x in 0..self.n {
+        for y in 0..self.h {
+            for x in 0..self.w {
                 if self.at(c, x, y) {
                     v.push((x, y));
                 }

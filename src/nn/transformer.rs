@@ -10,7 +10,7 @@
 
 use super::forward::MAX_BOARD_SIZE;
 use super::gemm::{gemm, PackedMatrix};
-use super::layers::activate_slice;
+use super::layers::{activate_slice, Frame};
 use super::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
@@ -196,9 +196,18 @@ impl Attention {
         (area * (per_point + attention)) as f64
     }
 
-    /// `stream += attention(norm(stream))` for `batch` boards of `n`x`n`.
-    pub fn apply(&self, stream: &mut [f32], batch: usize, n: usize, s: &mut TransformerScratch) {
-        let area = n * n;
+    /// `stream += attention(norm(stream))` for `batch` boards of shape `frame`. Rotary
+    /// positions are the points' places on a [`MAX_BOARD_SIZE`]-wide grid from the top-left,
+    /// as in KataGo's fixed-size buffer.
+    pub fn apply(
+        &self,
+        stream: &mut [f32],
+        batch: usize,
+        frame: Frame,
+        s: &mut TransformerScratch,
+    ) {
+        let area = frame.area();
+        let w = frame.width;
         let c = self.channels();
         let rows = batch * area;
         let width = self.qkv_width();
@@ -211,7 +220,7 @@ impl Attention {
         if let Some(rope) = &self.rope {
             for (i, row) in s.qkv[..rows * width].chunks_exact_mut(width).enumerate() {
                 let at = i % area;
-                let point = (at / n) * MAX_BOARD_SIZE + at % n;
+                let point = (at / w) * MAX_BOARD_SIZE + at % w;
                 rope.rotate(row, q_at, self.heads, point);
                 rope.rotate(row, k_at, self.kv_heads, point);
             }

@@ -6,6 +6,7 @@
 //! Transforms run over whole channel rows of the NHWC activations, so they vectorize.
 
 use super::gemm::{gemm, PackedMatrix};
+use super::layers::Frame;
 
 /// Output tile side.
 const M: usize = 4;
@@ -51,9 +52,9 @@ pub fn transform_filters(weights: &[f32], cin: usize, cout: usize) -> Vec<Packed
         .collect()
 }
 
-/// Scratch floats for a batch of `batch` boards of `n`x`n`.
-pub fn scratch_len(batch: usize, n: usize, cin: usize, cout: usize) -> usize {
-    let tiles = batch * n.div_ceil(M).pow(2);
+/// Scratch floats for a batch of `batch` boards of shape `frame`.
+pub fn scratch_len(batch: usize, frame: Frame, cin: usize, cout: usize) -> usize {
+    let tiles = batch * frame.width.div_ceil(M) * frame.height.div_ceil(M);
     POINTS * tiles * (cin + cout) + A * A * cin.max(cout) + A * cin.max(cout) + cin
 }
 
@@ -109,7 +110,7 @@ pub fn convolve(
     cout: usize,
     input: &[f32],
     batch: usize,
-    n: usize,
+    frame: Frame,
     out: &mut [f32],
     accumulate: bool,
     scratch: &mut [f32],
@@ -120,12 +121,12 @@ pub fn convolve(
         // CPU that has it).
         unsafe {
             return convolve_avx2(
-                filters, cin, cout, input, batch, n, out, accumulate, scratch,
+                filters, cin, cout, input, batch, frame, out, accumulate, scratch,
             );
         };
     }
     convolve_body(
-        filters, cin, cout, input, batch, n, out, accumulate, scratch,
+        filters, cin, cout, input, batch, frame, out, accumulate, scratch,
     )
 }
 
@@ -138,13 +139,13 @@ unsafe fn convolve_avx2(
     cout: usize,
     input: &[f32],
     batch: usize,
-    n: usize,
+    frame: Frame,
     out: &mut [f32],
     accumulate: bool,
     scratch: &mut [f32],
 ) {
     convolve_body(
-        filters, cin, cout, input, batch, n, out, accumulate, scratch,
+        filters, cin, cout, input, batch, frame, out, accumulate, scratch,
     )
 }
 
@@ -156,14 +157,15 @@ fn convolve_body(
     cout: usize,
     input: &[f32],
     batch: usize,
-    n: usize,
+    frame: Frame,
     out: &mut [f32],
     accumulate: bool,
     scratch: &mut [f32],
 ) {
-    let t = n.div_ceil(M);
-    let tiles = batch * t * t;
-    let area = n * n;
+    let (w, h) = (frame.width, frame.height);
+    let (tw, th) = (w.div_ceil(M), h.div_ceil(M));
+    let tiles = batch * tw * th;
+    let area = frame.area();
     let (v, rest) = scratch.split_at_mut(POINTS * tiles * cin);
     let (prod, rest) = rest.split_at_mut(POINTS * tiles * cout);
     let (tmp, rest) = rest.split_at_mut(A * A * cin.max(cout));
@@ -175,14 +177,14 @@ fn convolve_body(
     // Input transform: V[point][tile][cin].
     for b in 0..batch {
         let board = &input[b * area * cin..(b + 1) * area * cin];
-        for ty in 0..t {
-            for tx in 0..t {
-                let tile = (b * t + ty) * t + tx;
+        for ty in 0..th {
+            for tx in 0..tw {
+                let tile = (b * th + ty) * tw + tx;
                 let at = |i: usize, j: usize| -> &[f32] {
                     let y = (M * ty + i) as isize - 1;
                     let x = (M * tx + j) as isize - 1;
-                    if y >= 0 && x >= 0 && (y as usize) < n && (x as usize) < n {
-                        let p = y as usize * n + x as usize;
+                    if y >= 0 && x >= 0 && (y as usize) < h && (x as usize) < w {
+                        let p = y as usize * w + x as usize;
                         &board[p * cin..(p + 1) * cin]
                     } else {
                         zero
@@ -215,9 +217,9 @@ fn convolve_body(
     // Output transform.
     for b in 0..batch {
         let board = &mut out[b * area * cout..(b + 1) * area * cout];
-        for ty in 0..t {
-            for tx in 0..t {
-                let tile = (b * t + ty) * t + tx;
+        for ty in 0..th {
+            for tx in 0..tw {
+                let tile = (b * th + ty) * tw + tx;
                 // Columns first: tmp[j][i] = (A^T m)[i][j] for i < 4.
                 for j in 0..A {
                     let src = std::array::from_fn(|k| {
@@ -228,16 +230,16 @@ fn convolve_body(
                 }
                 for i in 0..M {
                     let y = M * ty + i;
-                    if y >= n {
+                    if y >= h {
                         break;
                     }
                     output_rows(rows6(tmp, i, M, cout), &mut rows[..M * cout], cout);
                     for j in 0..M {
                         let x = M * tx + j;
-                        if x >= n {
+                        if x >= w {
                             break;
                         }
-                        let dst = &mut board[(y * n + x) * cout..(y * n + x + 1) * cout];
+                        let dst = &mut board[(y * w + x) * cout..(y * w + x + 1) * cout];
                         let src = &rows[j * cout..(j + 1) * cout];
                         if accumulate {
                             dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
@@ -256,25 +258,26 @@ mod tests {
     use super::*;
 
     /// Direct 3x3 convolution, f64, zero padding.
-    fn direct(w: &[f32], cin: usize, cout: usize, input: &[f32], n: usize) -> Vec<f64> {
-        let mut out = vec![0.0; n * n * cout];
-        for y in 0..n as isize {
-            for x in 0..n as isize {
+    fn direct(w: &[f32], cin: usize, cout: usize, input: &[f32], frame: Frame) -> Vec<f64> {
+        let (fw, fh) = (frame.width, frame.height);
+        let mut out = vec![0.0; fw * fh * cout];
+        for y in 0..fh as isize {
+            for x in 0..fw as isize {
                 for oc in 0..cout {
                     let mut s = 0.0f64;
                     for dy in 0..3 {
                         for dx in 0..3 {
                             let (sy, sx) = (y + dy as isize - 1, x + dx as isize - 1);
-                            if sy < 0 || sx < 0 || sy >= n as isize || sx >= n as isize {
+                            if sy < 0 || sx < 0 || sy >= fh as isize || sx >= fw as isize {
                                 continue;
                             }
                             for ic in 0..cin {
                                 s += w[((dy * 3 + dx) * cin + ic) * cout + oc] as f64
-                                    * input[(sy as usize * n + sx as usize) * cin + ic] as f64;
+                                    * input[(sy as usize * fw + sx as usize) * cin + ic] as f64;
                             }
                         }
                     }
-                    out[(y as usize * n + x as usize) * cout + oc] = s;
+                    out[(y as usize * fw + x as usize) * cout + oc] = s;
                 }
             }
         }
@@ -283,29 +286,36 @@ mod tests {
 
     #[test]
     fn winograd_matches_direct_convolution() {
-        for &(n, cin, cout, batch) in &[
-            (1usize, 1usize, 1usize, 1usize),
-            (4, 2, 3, 1),
-            (5, 3, 17, 2),
-            (9, 8, 5, 3),
-            (19, 16, 32, 1),
+        for &(fw, fh, cin, cout, batch) in &[
+            (1usize, 1usize, 1usize, 1usize, 1usize),
+            (4, 4, 2, 3, 1),
+            (5, 5, 3, 17, 2),
+            (9, 9, 8, 5, 3),
+            (19, 19, 16, 32, 1),
+            (19, 13, 8, 5, 2),
+            (3, 10, 4, 6, 2),
         ] {
+            let frame = Frame {
+                width: fw,
+                height: fh,
+            };
+            let area = frame.area();
             let w: Vec<f32> = (0..9 * cin * cout)
                 .map(|i| ((i * 31 % 17) as f32 - 8.0) * 0.05)
                 .collect();
-            let input: Vec<f32> = (0..batch * n * n * cin)
+            let input: Vec<f32> = (0..batch * area * cin)
                 .map(|i| ((i * 13 % 11) as f32 - 5.0) * 0.1)
                 .collect();
             let filters = transform_filters(&w, cin, cout);
-            let mut scratch = vec![0.0; scratch_len(batch, n, cin, cout)];
-            let mut out = vec![0.25f32; batch * n * n * cout];
+            let mut scratch = vec![0.0; scratch_len(batch, frame, cin, cout)];
+            let mut out = vec![0.25f32; batch * area * cout];
             convolve(
                 &filters,
                 cin,
                 cout,
                 &input,
                 batch,
-                n,
+                frame,
                 &mut out,
                 true,
                 &mut scratch,
@@ -315,14 +325,14 @@ mod tests {
                     &w,
                     cin,
                     cout,
-                    &input[b * n * n * cin..(b + 1) * n * n * cin],
-                    n,
+                    &input[b * area * cin..(b + 1) * area * cin],
+                    frame,
                 );
                 for (i, &wv) in want.iter().enumerate() {
-                    let got = out[b * n * n * cout + i] as f64;
+                    let got = out[b * area * cout + i] as f64;
                     assert!(
                         (got - 0.25 - wv).abs() < 1e-4 * (1.0 + wv.abs()),
-                        "n={n} cin={cin} cout={cout} b={b} i={i}: {got} vs {}",
+                        "{fw}x{fh} cin={cin} cout={cout} b={b} i={i}: {got} vs {}",
                         wv + 0.25
                     );
                 }

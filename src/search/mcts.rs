@@ -615,7 +615,8 @@ impl Worker {
                 t.playouts += 1;
                 let (v, counted) = if played_out {
                     let margin = t.ownership.add(&self.board) as f64 - komi;
-                    let size = self.board.geometry().size() as f64;
+                    // The side of a square board of the same area.
+                    let size = (self.board.geometry().area() as f64).sqrt();
                     // Also the AMAF value: RAVE must blend like with like.
                     let v = playout_value(margin, root.score_center, size, cfg.score_weight);
                     let counted = Outcome {

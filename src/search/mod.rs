@@ -289,10 +289,10 @@ impl MctsEngine {
     }
 
     /// Whether the network evaluates `game`'s leaves: there is one, and the
-    /// board is one it takes (up to 19×19; larger boards are searched the
-    /// classical way).
+    /// board is one it takes (up to 19 on each side; larger boards are
+    /// searched the classical way).
     fn network_for(&self, game: &Game) -> bool {
-        self.network.is_some() && game.board().size() <= crate::nn::MAX_BOARD_SIZE
+        self.network.is_some() && game.board().geometry().max_side() <= crate::nn::MAX_BOARD_SIZE
     }
 
     /// Plays like a person from now on: `genmove`'s board moves are drawn
@@ -434,7 +434,7 @@ impl MctsEngine {
         };
         self.searches += 1;
         match &mut self.network {
-            Some(parts) if game.board().size() <= crate::nn::MAX_BOARD_SIZE => {
+            Some(parts) if game.board().geometry().max_side() <= crate::nn::MAX_BOARD_SIZE => {
                 search.run(self.searches, &mut parts.threads[..threads], progress)
             }
             _ => search.run(self.searches, &mut self.classical[..threads], progress),
@@ -1020,7 +1020,7 @@ impl Engine for MctsEngine {
     /// such a chain, and nothing runs on a board without stones.
     fn dead_stones(&mut self, game: &Game) -> Vec<Point> {
         let board = game.board();
-        if board.num_empty() == board.size() * board.size() {
+        if board.num_empty() == board.geometry().area() {
             return Vec::new();
         }
         if let Some(net_map) = self.network_ownership(game) {

@@ -7,7 +7,9 @@
 //!   capture, which fix every superko ban (the net's ko-ban plane and the
 //!   legal moves its policy is spread over);
 //! - the last five moves (the history planes), and whether the game has five;
-//! - komi with White's handicap bonus, and the rules (global inputs).
+//! - komi with White's handicap bonus, and the rules (global inputs);
+//! - the board's width and height (engines of different board shapes may
+//!   share one cache, and the empty boards of all shapes hash alike).
 //!
 //! So two positions share an entry only if the net would see the same input
 //! (up to hash collisions of 64 bits). The relation to the node key: a node
@@ -136,6 +138,8 @@ pub fn net_input_key(node_key: u64, game: &Game) -> u64 {
         | u64::from(rules.friendly_pass_ok) << 9;
     // Komi with the handicap bonus: what the net's komi input reads.
     h = mix(h ^ game.effective_komi().to_bits() ^ rules_code.rotate_left(32));
+    let g = game.board().geometry();
+    h = mix(h ^ ((g.width() << 8 | g.height()) as u64) << 48);
     h.max(1)
 }
 

@@ -66,12 +66,12 @@ fn lock(cache: &Mutex<NetCache>) -> std::sync::MutexGuard<'_, NetCache> {
 /// Black's values, policy (net order, pass last; 0 where illegal) and
 /// ownership of a net evaluation.
 fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> CachedValue {
-    let n = e.board_size;
+    let area = e.width * e.height;
     let sign = if e.view == Color::Black { 1.0 } else { -1.0 };
     let win = e.win + 0.5 * e.no_result;
     policy.clear();
     policy.extend(e.policy.iter().map(|&p| if p.is_nan() { 0.0 } else { p }));
-    policy.resize(n * n, 0.0);
+    policy.resize(area, 0.0);
     policy.push(if e.pass_policy.is_nan() {
         0.0
     } else {
@@ -79,7 +79,7 @@ fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> C
     });
     ownership.clear();
     ownership.extend(e.ownership.iter().map(|&o| sign * o));
-    ownership.resize(n * n, 0.0);
+    ownership.resize(area, 0.0);
     CachedValue {
         black_win: if e.view == Color::Black {
             win
@@ -94,11 +94,11 @@ fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> C
 
 /// Writes net-ordered Black ownership into `out` by point index.
 pub fn ownership_by_point(board: &Board, net: &[f32], out: &mut Vec<f32>) {
-    let n = board.geometry().size();
+    let width = board.geometry().width();
     out.clear();
     out.resize(crate::go::board::CELLS, 0.0);
     for p in board.geometry().points() {
-        out[p.index()] = net[p.y() * n + p.x()];
+        out[p.index()] = net[p.y() * width + p.x()];
     }
 }
 
@@ -114,7 +114,7 @@ fn fill(
     center: f64,
     cfg: &SearchConfig,
 ) {
-    let n = board.geometry().size();
+    let (width, area) = (board.geometry().width(), board.geometry().area());
     out.kind = LeafKind::Judged;
     out.moves.clear();
     out.margin = v.black_score as f64;
@@ -126,7 +126,8 @@ fn fill(
         v.black_score as f64,
         v.score_stdev as f64,
         center,
-        n as f64,
+        // The side of a square board of the same area.
+        (area as f64).sqrt(),
         cfg.score_weight,
     );
     ownership_by_point(board, ownership, &mut out.ownership);
@@ -134,12 +135,12 @@ fn fill(
     for p in board.geometry().points() {
         out.priors[p.index()] = Prior {
             visits: 0.0,
-            wins: policy[p.y() * n + p.x()],
+            wins: policy[p.y() * width + p.x()],
         };
     }
     out.pass_prior = Prior {
         visits: 0.0,
-        wins: policy[n * n],
+        wins: policy[area],
     };
     out.has_priors = true;
 }
@@ -247,7 +248,8 @@ impl LeafEvaluator for NetworkLeaves {
             // training games were (area scoring, every stone alive).
             let margin =
                 crate::go::score::area_margin_fast(leaf.board) as f64 - root.game.effective_komi();
-            let size = leaf.board.geometry().size() as f64;
+            // The side of a square board of the same area.
+            let size = (leaf.board.geometry().area() as f64).sqrt();
             neutral(out);
             out.margin = margin;
             out.black_win = super::mcts::win_value(margin);
@@ -266,9 +268,9 @@ impl LeafEvaluator for NetworkLeaves {
                 return;
             }
         }
-        let n = game.board().size();
-        self.policy.resize(n * n + 1, 0.0);
-        self.ownership.resize(n * n, 0.0);
+        let area = game.board().geometry().area();
+        self.policy.resize(area + 1, 0.0);
+        self.ownership.resize(area, 0.0);
         let key = net_input_key(leaf.key, game);
         let cached = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership);
         match cached {

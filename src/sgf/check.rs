@@ -15,7 +15,7 @@
 
 use super::{node_steps, point_letters, point_to_gtp, GameRecord, Node, SgfError, Step};
 use crate::config::RuleArgs;
-use crate::go::board::{Color, Move, Point};
+use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
 use crate::go::rules::{Preset, Rules};
 use std::fmt::Write as _;
@@ -33,8 +33,8 @@ pub struct Violation {
     pub move_number: u32,
     pub color: Color,
     pub point: Point,
-    /// Board size, for GTP notation.
-    pub size: usize,
+    /// Board shape, for GTP notation.
+    pub geometry: Geometry,
     /// Why it is illegal; for superko, `repeats` is an SGF move number (0 =
     /// the start or setup position).
     pub reason: IllegalMove,
@@ -194,13 +194,13 @@ impl Replay {
                     self.start = self.game.move_number();
                 }
                 Step::ToMove(c) => self.game.set_to_move(c),
-                Step::Move { color, mv, .. } => self.play(color, mv, geometry.size(), report),
+                Step::Move { color, mv, .. } => self.play(color, mv, geometry, report),
             }
         }
         Ok(())
     }
 
-    fn play(&mut self, color: Color, mv: Move, size: usize, report: &mut FileReport) {
+    fn play(&mut self, color: Color, mv: Move, geometry: Geometry, report: &mut FileReport) {
         self.number += 1;
         report.moves += 1;
         let verdict = self.game.play_recorded(color, mv);
@@ -237,7 +237,7 @@ impl Replay {
             move_number: self.number,
             color,
             point,
-            size,
+            geometry,
             reason,
         });
     }
@@ -271,7 +271,7 @@ impl Violation {
 
     /// The point in GTP notation.
     pub fn gtp_point(&self) -> String {
-        point_to_gtp(self.point, self.size)
+        point_to_gtp(self.point, self.geometry)
     }
 
     /// One JSON object (no newline).
@@ -543,12 +543,16 @@ mod tests {
         assert_eq!(r.games, 0);
         assert!(r.errors[0].contains("line 1, column 15"), "{:?}", r.errors);
         let r = check_bytes(
-            b"(;SZ[6:5];B[aa])(;SZ[9];B[aa];W[aa])",
+            b"(;SZ[6:30];B[aa])(;SZ[9];B[aa];W[aa])",
             &RuleArgs::default(),
         );
         assert_eq!(r.games, 2);
         assert_eq!(r.errors.len(), 1);
-        assert!(r.errors[0].starts_with("game 1: line 1, column 6: rectangular"));
+        assert!(
+            r.errors[0].starts_with("game 1: line 1, column 3: board size 6:30 is not supported"),
+            "{:?}",
+            r.errors
+        );
         assert_eq!(r.violations.len(), 1);
         assert_eq!(r.violations[0].game, 2);
         let json = r.to_json("a \"b\".sgf", false);

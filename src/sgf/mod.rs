@@ -35,8 +35,8 @@ use crate::go::rules::{Preset, Rules};
 /// The game information of a root node that matters for play.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameInfo {
-    /// Board size (`SZ`, default 19).
-    pub size: usize,
+    /// Board shape (`SZ`, default 19; `SZ[W:H]` for a board W wide and H high).
+    pub geometry: Geometry,
     /// Komi (`KM`), Fox's ×100 and ×50 values mapped back; `None` if absent or unreadable.
     pub komi: Option<f64>,
     /// Handicap (`HA`); 0 when absent, 0, 1 or unreadable.
@@ -79,13 +79,18 @@ impl<'c> GameRecord<'c> {
     /// Reads the root of a game tree.
     ///
     /// # Errors
-    /// The board size is unsupported (rectangular, or outside 2..=25), or not a number.
+    /// The board size is unsupported (a side outside 2..=25), or not a number.
     pub fn new(root: Node<'c>) -> Result<GameRecord<'c>, SgfError> {
-        let size = board_size(root)?;
-        let geometry = Geometry::new(size).ok_or_else(|| {
+        let (width, height) = board_size(root)?;
+        let geometry = Geometry::rect(width, height).ok_or_else(|| {
+            let size = if width == height {
+                width.to_string()
+            } else {
+                format!("{width}:{height}")
+            };
             root.collection().error_at(
                 root.get("SZ").map_or(root.offset(), |p| p.offset()),
-                format!("board size {size} is not supported (2 to {MAX_SIZE})"),
+                format!("board size {size} is not supported (2 to {MAX_SIZE} on each side)"),
             )
         })?;
         Ok(GameRecord { root, geometry })
@@ -109,7 +114,7 @@ impl<'c> GameRecord<'c> {
             .get("AP")
             .is_some_and(|p| p.value().simple_text().to_ascii_lowercase().contains("fox"));
         GameInfo {
-            size: self.geometry.size(),
+            geometry: self.geometry,
             komi: r
                 .get("KM")
                 .and_then(|p| parse_komi(&p.value().plain(), fox)),
@@ -302,10 +307,9 @@ pub(crate) fn node_steps(
                     c.error_at(
                         v.offset(),
                         format!(
-                            "bad move {}[{}] on a {s}x{s} board",
+                            "bad move {}[{}] on a {geometry} board",
                             prop.ident(),
                             String::from_utf8_lossy(v.raw()),
-                            s = geometry.size()
                         ),
                     )
                 })?;
@@ -331,10 +335,9 @@ pub(crate) fn node_steps(
                         c.error_at(
                             v.offset(),
                             format!(
-                                "bad point {}[{}] on a {s}x{s} board",
+                                "bad point {}[{}] on a {geometry} board",
                                 prop.ident(),
                                 String::from_utf8_lossy(v.raw()),
-                                s = geometry.size()
                             ),
                         )
                     })?;
@@ -370,9 +373,11 @@ pub(crate) fn node_steps(
     Ok((setup, mv))
 }
 
-fn board_size(root: Node<'_>) -> Result<usize, SgfError> {
+/// `(width, height)` from `SZ` (FF\[4\]: `SZ[19]`, or `SZ[W:H]` with the
+/// number of columns first); 19x19 when absent. Not yet checked for range.
+fn board_size(root: Node<'_>) -> Result<(usize, usize), SgfError> {
     let Some(prop) = root.get("SZ") else {
-        return Ok(19);
+        return Ok((19, 19));
     };
     let v = prop.value();
     let plain = v.plain();
@@ -380,14 +385,12 @@ fn board_size(root: Node<'_>) -> Result<usize, SgfError> {
     let bad = |msg: String| root.collection().error_at(v.offset(), msg);
     let number = |s: &str| s.trim().parse::<usize>().ok();
     match text.split_once(':') {
-        Some((cols, rows)) => match (number(cols), number(rows)) {
-            (Some(c), Some(r)) if c == r => Ok(c),
-            (Some(c), Some(r)) => Err(bad(format!(
-                "rectangular board SZ[{c}:{r}] is not supported (square boards only)"
-            ))),
-            _ => Err(bad(format!("bad board size SZ[{text}]"))),
-        },
-        None => number(&text).ok_or_else(|| bad(format!("bad board size SZ[{text}]"))),
+        Some((cols, rows)) => number(cols)
+            .zip(number(rows))
+            .ok_or_else(|| bad(format!("bad board size SZ[{text}]"))),
+        None => number(&text)
+            .map(|n| (n, n))
+            .ok_or_else(|| bad(format!("bad board size SZ[{text}]"))),
     }
 }
 
@@ -414,9 +417,9 @@ pub fn parse_point(v: &[u8], geometry: Geometry) -> Option<Point> {
     geometry.point(x, y)
 }
 
-/// A move value: empty or (on boards up to 19x19) `tt` is a pass.
+/// A move value: empty or (on boards up to 19 on each side) `tt` is a pass.
 pub fn parse_move(v: &[u8], geometry: Geometry) -> Option<Move> {
-    if v.is_empty() || (v == b"tt" && geometry.size() <= 19) {
+    if v.is_empty() || (v == b"tt" && geometry.max_side() <= 19) {
         return Some(Move::Pass);
     }
     parse_point(v, geometry).map(Move::Play)
@@ -459,11 +462,12 @@ pub fn point_to_sgf(p: Point) -> String {
     String::from_utf8_lossy(&[a, b]).into_owned()
 }
 
-/// GTP notation of a point on a board of `size` lines (`A19`; no `I`).
-pub fn point_to_gtp(p: Point, size: usize) -> String {
+/// GTP notation of a point on a board of `geometry` (`A19`; no `I`; the row
+/// counts from the bottom, so from the board's height).
+pub fn point_to_gtp(p: Point, geometry: Geometry) -> String {
     const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
     let col = LETTERS.get(p.x()).map_or('?', |&b| b as char);
-    format!("{col}{}", size - p.y())
+    format!("{col}{}", geometry.height() - p.y())
 }
 
 /// `B`/`W` (any case; `black`/`white` too), or FF[3]'s `1`/`2` (as sgfmill reads them).
@@ -574,8 +578,10 @@ mod tests {
         for p in g21.points() {
             assert_eq!(parse_point(&point_letters(p), g21), Some(p));
         }
-        assert_eq!(point_to_gtp(g.point(15, 3).unwrap(), 19), "Q16");
-        assert_eq!(point_to_gtp(g.point(8, 18).unwrap(), 19), "J1");
+        assert_eq!(point_to_gtp(g.point(15, 3).unwrap(), g), "Q16");
+        assert_eq!(point_to_gtp(g.point(8, 18).unwrap(), g), "J1");
+        let r = Geometry::rect(19, 13).unwrap();
+        assert_eq!(point_to_gtp(r.point(18, 0).unwrap(), r), "T13");
     }
 
     #[test]
@@ -673,10 +679,19 @@ mod tests {
         let e = record_steps("(;SZ[19]\n;B[zz])").unwrap_err();
         assert_eq!((e.line, e.column), (2, 4), "{e}");
         assert!(e.message.contains("bad move B[zz]"), "{e}");
-        let e = record_steps("(;SZ[19:13];B[aa])").unwrap_err();
-        assert!(e.message.contains("rectangular"), "{e}");
+        // 19 wide, 13 high: sm (x 18, y 12) is on the board, ms is not.
+        assert_eq!(record_steps("(;SZ[19:13];B[sm])").unwrap().len(), 1);
+        let e = record_steps("(;SZ[19:13];B[ms])").unwrap_err();
+        assert!(e.message.contains("bad move B[ms] on a 19x13 board"), "{e}");
         let e = record_steps("(;SZ[30])").unwrap_err();
         assert!(e.message.contains("not supported"), "{e}");
+        let e = record_steps("(;SZ[19:26])").unwrap_err();
+        assert!(
+            e.message.contains("board size 19:26 is not supported"),
+            "{e}"
+        );
+        let e = record_steps("(;SZ[19:x])").unwrap_err();
+        assert!(e.message.contains("bad board size"), "{e}");
         let e = record_steps("(;B[aa]W[bb])").unwrap_err();
         assert!(e.message.contains("more than one move"), "{e}");
         let e = record_steps("(;PL[x])").unwrap_err();
@@ -761,7 +776,7 @@ mod tests {
         assert_eq!(
             info,
             GameInfo {
-                size: 13,
+                geometry: Geometry::new(13).unwrap(),
                 komi: Some(7.5),
                 handicap: 0,
                 rules: Some(Preset::Japanese.rules()),
@@ -792,7 +807,7 @@ mod tests {
         let part = load(twice, 0, Some(2), Rules::default(), 7.5).unwrap();
         assert_eq!(part.game.to_move(), Color::Black);
         let second = load(text, 1, None, Rules::default(), 7.5).unwrap();
-        assert_eq!(second.game.board().size(), 5);
+        assert_eq!(second.game.board().geometry(), Geometry::new(5).unwrap());
         assert!(load(text, 2, None, Rules::default(), 7.5).is_err());
     }
 }

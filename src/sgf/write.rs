@@ -24,7 +24,7 @@ pub fn write_game(game: &Game, handicap: u32, result: Option<&str>) -> String {
     out.push(']');
     out.push_str(&format!(
         "SZ[{}]KM[{}]RU[{}]",
-        start.size(),
+        start.geometry().sgf_size(),
         game.komi(),
         escape(&rules_to_text(game.rules()))
     ));
@@ -138,5 +138,31 @@ mod tests {
         assert_eq!(back.info.komi, Some(6.5));
         assert_eq!(back.info.handicap, 2);
         assert_eq!(back.info.result.as_deref(), Some("W+R]"));
+    }
+
+    #[test]
+    fn a_rectangular_board_is_written_width_first_and_reads_back() {
+        // 19 columns, 13 rows: the far corner is s (x 18) m (y 12).
+        let g = Geometry::rect(19, 13).unwrap();
+        let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+        game.setup(&[(g.point(0, 12).unwrap(), Some(Color::White))], None);
+        game.play(Color::Black, Move::Play(g.point(18, 12).unwrap()))
+            .unwrap();
+        game.play(Color::White, Move::Play(g.point(18, 0).unwrap()))
+            .unwrap();
+        let text = write_game(&game, 0, None);
+        assert!(text.contains("SZ[19:13]"), "{text}");
+        assert!(
+            text.contains("AW[am]") && text.contains(";B[sm];W[sa]"),
+            "{text}"
+        );
+        let back = load(text.as_bytes(), 0, None, Preset::Chinese.rules(), 0.0).unwrap();
+        assert_eq!(back.info.geometry, g);
+        assert_eq!(back.game.board().geometry(), g);
+        assert_eq!(back.game.board().hash(), game.board().hash());
+        assert_eq!(back.game.turns(), game.turns());
+        // And the other way round: 13 columns, 19 rows.
+        let t = Game::new(g.transposed(), Preset::Chinese.rules(), 7.5);
+        assert!(write_game(&t, 0, None).contains("SZ[13:19]"));
     }
 }

@@ -25,7 +25,10 @@ pub fn data_dir() -> PathBuf {
 #[derive(Debug)]
 pub struct Position {
     pub name: String,
-    pub size: usize,
+    /// Columns (`size N` or `size W:H`).
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
     pub komi: String,
     /// The GTP command that sets the rules: `kata-set-rules` with KataGo-style JSON, or
     /// `kgs-rules NAME` (the `kgs` key).
@@ -37,8 +40,13 @@ pub struct Position {
 impl Position {
     /// The GTP commands that set the position up from any state.
     pub fn setup(&self) -> Vec<String> {
+        let size = if self.width == self.height {
+            format!("boardsize {}", self.width)
+        } else {
+            format!("rectangular_boardsize {} {}", self.width, self.height)
+        };
         let mut out = vec![
-            format!("boardsize {}", self.size),
+            size,
             "clear_board".to_string(),
             self.rules_command.clone(),
             format!("komi {}", self.komi),
@@ -73,7 +81,8 @@ pub fn parse_positions(text: &str) -> Vec<Position> {
                 assert!(cur.is_none(), "{}: position inside a position", at());
                 cur = Some(Position {
                     name: rest.to_string(),
-                    size: 19,
+                    width: 19,
+                    height: 19,
                     komi: "7.5".into(),
                     rules_command: String::new(),
                     moves: Vec::new(),
@@ -85,7 +94,14 @@ pub fn parse_positions(text: &str) -> Vec<Position> {
                     .as_mut()
                     .unwrap_or_else(|| panic!("{}: outside a position", at()));
                 match key {
-                    "size" => p.size = rest.parse().unwrap_or_else(|_| panic!("{}", at())),
+                    "size" => {
+                        // `N`, or `W:H` for a board W wide and H high.
+                        let side = |t: &str| t.parse().unwrap_or_else(|_| panic!("{}", at()));
+                        (p.width, p.height) = match rest.split_once(':') {
+                            Some((w, h)) => (side(w), side(h)),
+                            None => (side(rest), side(rest)),
+                        };
+                    }
                     "komi" => p.komi = rest.to_string(),
                     "rules" => {
                         p.rules_command = format!("kata-set-rules {}", rules_json(rest, &at()))

@@ -129,13 +129,14 @@ impl Board {
 
     /// A board from a diagram, top row first: `X` black, `O` white, `.` or `+`
     /// empty. The stones are set up (no captures, like SGF `AB`/`AW`). `None`
-    /// unless the rows form a square of a supported size made of those
-    /// characters. For tests and tools.
+    /// unless the rows have one length and form a board of a supported size
+    /// (square or not) made of those characters. For tests and tools.
     pub fn from_diagram(rows: &[&str]) -> Option<Board> {
-        let geometry = Geometry::new(rows.len())?;
+        let width = rows.first()?.chars().count();
+        let geometry = Geometry::rect(width, rows.len())?;
         let mut board = Board::new(geometry);
         for (y, row) in rows.iter().enumerate() {
-            if row.chars().count() != rows.len() {
+            if row.chars().count() != width {
                 return None;
             }
             for (x, ch) in row.chars().enumerate() {
@@ -157,12 +158,6 @@ impl Board {
     #[inline]
     pub fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    /// Number of lines.
-    #[inline]
-    pub fn size(&self) -> usize {
-        self.geometry.size()
     }
 
     /// What is on `p`.
@@ -756,8 +751,8 @@ impl Board {
 
 impl std::fmt::Debug for Board {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for y in 0..self.size() {
-            for x in 0..self.size() {
+        for y in 0..self.geometry.height() {
+            for x in 0..self.geometry.width() {
                 let p = self.geometry.point(x, y).expect("in range");
                 let ch = match self.at(p) {
                     Stone::Black => 'X',

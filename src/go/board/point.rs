@@ -1,12 +1,13 @@
 //! The vocabulary of the board: [`Color`], [`Stone`], [`Point`], [`Move`] and board geometry.
 //!
 //! Every board, whatever its size, lives in the same padded 1-D array of
-//! [`STRIDE`]×[`STRIDE`] cells: on-board points sit at `x, y` in `1..=size`, all
+//! [`STRIDE`]×[`STRIDE`] cells: on-board points sit at `x` in `1..=width`, `y` in
+//! `1..=height` (rectangular boards are the top-left part of the array), all
 //! other cells are off-board sentinels. A fixed stride makes the neighbour offsets
 //! constants and lets a [`Point`] be a plain index that needs no board to decode.
 //!
 //! Coordinates: `x` is the column from the left, `y` the row from the **top**, both
-//! counted from 0 (the SGF convention). GTP's row number is `size - y`.
+//! counted from 0 (the SGF convention). GTP's row number is `height - y`.
 //! Text formats (GTP vertices, SGF points) are converted in their own modules.
 
 use std::fmt;
@@ -177,49 +178,104 @@ pub enum Move {
     Play(Point),
 }
 
-/// The shape of one board size: which cells are on the board.
+/// The shape of one board: `width` columns by `height` rows, each from
+/// [`MIN_SIZE`] to [`MAX_SIZE`], square or not (SGF `SZ[W:H]`, GTP
+/// `rectangular_boardsize W H`, KataGo's `boardXSize`/`boardYSize`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Geometry {
-    size: u8,
+    width: u8,
+    height: u8,
 }
 
 impl Geometry {
     /// A square board of `size` lines, `None` outside [`MIN_SIZE`]`..=`[`MAX_SIZE`].
     pub fn new(size: usize) -> Option<Geometry> {
-        (MIN_SIZE..=MAX_SIZE)
-            .contains(&size)
-            .then_some(Geometry { size: size as u8 })
+        Geometry::rect(size, size)
     }
 
-    /// Number of lines.
+    /// A board of `width` columns and `height` rows, `None` unless both are in
+    /// [`MIN_SIZE`]`..=`[`MAX_SIZE`].
+    pub fn rect(width: usize, height: usize) -> Option<Geometry> {
+        let ok = |n: usize| (MIN_SIZE..=MAX_SIZE).contains(&n);
+        (ok(width) && ok(height)).then_some(Geometry {
+            width: width as u8,
+            height: height as u8,
+        })
+    }
+
+    /// Number of columns (KataGo's `x_size`).
     #[inline]
-    pub fn size(self) -> usize {
-        self.size as usize
+    pub fn width(self) -> usize {
+        self.width as usize
+    }
+
+    /// Number of rows (KataGo's `y_size`).
+    #[inline]
+    pub fn height(self) -> usize {
+        self.height as usize
+    }
+
+    /// Whether width and height are equal.
+    #[inline]
+    pub fn is_square(self) -> bool {
+        self.width == self.height
+    }
+
+    /// The longer side.
+    #[inline]
+    pub fn max_side(self) -> usize {
+        self.width().max(self.height())
+    }
+
+    /// The same board turned a quarter: width and height swapped.
+    #[inline]
+    pub fn transposed(self) -> Geometry {
+        Geometry {
+            width: self.height,
+            height: self.width,
+        }
     }
 
     /// Number of on-board points.
     #[inline]
     pub fn area(self) -> usize {
-        self.size() * self.size()
+        self.width() * self.height()
     }
 
     /// The point at column `x`, row `y` (from the top-left, from 0), if on this board.
     #[inline]
     pub fn point(self, x: usize, y: usize) -> Option<Point> {
-        (x < self.size() && y < self.size()).then(|| Point(((y + 1) * STRIDE + x + 1) as u16))
+        (x < self.width() && y < self.height()).then(|| Point(((y + 1) * STRIDE + x + 1) as u16))
     }
 
     /// Whether a cell index is an on-board point of this geometry.
     #[inline]
     pub fn contains(self, p: Point) -> bool {
         let (col, row) = (p.index() % STRIDE, p.index() / STRIDE);
-        (1..=self.size()).contains(&col) && (1..=self.size()).contains(&row)
+        (1..=self.width()).contains(&col) && (1..=self.height()).contains(&row)
     }
 
     /// Every on-board point, row by row from the top-left.
     pub fn points(self) -> impl Iterator<Item = Point> {
-        let n = self.size();
-        (0..n).flat_map(move |y| (0..n).map(move |x| Point(((y + 1) * STRIDE + x + 1) as u16)))
+        let (w, h) = (self.width(), self.height());
+        (0..h).flat_map(move |y| (0..w).map(move |x| Point(((y + 1) * STRIDE + x + 1) as u16)))
+    }
+
+    /// `19` for a square board, `19:13` (width first) otherwise: SGF's `SZ`
+    /// value and KataGo's way of naming a board.
+    pub fn sgf_size(self) -> String {
+        if self.is_square() {
+            self.width().to_string()
+        } else {
+            format!("{}:{}", self.width(), self.height())
+        }
+    }
+}
+
+impl fmt::Display for Geometry {
+    /// `19x19`, `19x13` (width first).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.width, self.height)
     }
 }
 
@@ -238,6 +294,21 @@ mod tests {
             assert_eq!(g.point(p.x(), p.y()), Some(p));
         }
         assert!(g.point(19, 0).is_none());
+        let r = Geometry::rect(19, 13).unwrap();
+        assert_eq!((r.width(), r.height(), r.area()), (19, 13, 247));
+        assert!(Geometry::rect(19, 1).is_none() && Geometry::rect(26, 19).is_none());
+        assert_eq!(r.points().count(), 247);
+        assert!(r.point(18, 12).is_some() && r.point(12, 18).is_none());
+        for p in r.points() {
+            assert!(r.contains(p));
+            assert_eq!(r.point(p.x(), p.y()), Some(p));
+        }
+        assert!(!r.contains(Geometry::rect(13, 19).unwrap().point(0, 18).unwrap()));
+        assert_eq!(
+            (r.sgf_size(), g.sgf_size()),
+            ("19:13".to_string(), "19".to_string())
+        );
+        assert_eq!(r.transposed(), Geometry::rect(13, 19).unwrap());
         for n in g.point(0, 0).unwrap().neighbors() {
             assert_eq!(
                 g.contains(n),

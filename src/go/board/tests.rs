@@ -138,9 +138,17 @@ fn diagrams_round_trip_and_reject_garbage() {
     let b = Board::from_diagram(&["X.O", ".+.", "O.X"]).unwrap();
     assert_eq!(format!("{b:?}"), "X.O\n...\nO.X\n");
     b.assert_consistent();
+    // Rectangles: 2 wide and 3 high, then 3 wide and 2 high.
+    let tall = Board::from_diagram(&["X.", "..", ".O"]).unwrap();
+    assert_eq!((tall.geometry().width(), tall.geometry().height()), (2, 3));
+    assert_eq!(format!("{tall:?}"), "X.\n..\n.O\n");
+    tall.assert_consistent();
+    let wide = Board::from_diagram(&["X.O", "..."]).unwrap();
+    assert_eq!(wide.geometry(), Geometry::rect(3, 2).unwrap());
+    assert_eq!(wide.liberties(wide.geometry().point(2, 0).unwrap()), 2);
     assert!(
-        Board::from_diagram(&["X.", "..", ".."]).is_none(),
-        "not square"
+        Board::from_diagram(&["X.", "...", ".."]).is_none(),
+        "rows of different lengths"
     );
     assert!(
         Board::from_diagram(&["X?", ".."]).is_none(),

@@ -444,6 +444,38 @@ mod tests {
     }
 
     #[test]
+    fn playouts_on_rectangles_stay_on_the_board_and_consistent() {
+        // Light and heavy (patterns, atari answers, the tactical reader's
+        // shortcuts) playouts on boards with different sides, both ways round.
+        for (w, h) in [(19, 13), (13, 19), (25, 3), (3, 25), (2, 7), (9, 4)] {
+            let g = Geometry::rect(w, h).unwrap();
+            let mut rng = PlayoutRng::new((w * 32 + h) as u64);
+            let mut by_passes = 0;
+            for i in 0..20 {
+                let mut b = Board::new(g);
+                let cap = default_max_moves(&b);
+                let policy = if i % 2 == 0 {
+                    Policy::Light
+                } else {
+                    Policy::Heavy
+                };
+                let r = playout(&mut b, Color::Black, None, policy, &mut rng, cap);
+                b.assert_consistent();
+                assert!(r.moves > 0 && r.moves <= cap, "{w}x{h}");
+                assert_eq!(
+                    g.points().count(),
+                    b.num_empty() + g.points().filter(|&p| b.at(p) != Stone::Empty).count()
+                );
+                by_passes += u32::from(r.moves < cap);
+            }
+            assert!(
+                by_passes >= 16,
+                "{w}x{h}: only {by_passes}/20 ended by passes"
+            );
+        }
+    }
+
+    #[test]
     fn a_seed_replays_the_same_playout() {
         let g = Geometry::new(9).unwrap();
         let run = |seed| {

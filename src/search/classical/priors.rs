@@ -23,7 +23,7 @@
 //!
 //! Values are from the point of view of the player to move.
 
-use crate::go::board::{Board, Color, Point, Stone, CELLS};
+use crate::go::board::{Board, Color, Geometry, Point, Stone, CELLS};
 use crate::search::classical::patterns;
 use crate::search::classical::tactics::Reader;
 
@@ -122,7 +122,8 @@ pub fn compute(
     debug_assert_eq!(out.len(), CELLS);
     out.fill(Prior::default());
     let geo = board.geometry();
-    let size = geo.size();
+    // The shorter side decides what counts as a big board's opening.
+    let size = geo.width().min(geo.height());
     let opening_moves = geo.area() / 6;
     let opening = (move_number as usize) < opening_moves && size >= 9;
     let sense = if size >= 13 && (move_number as usize) < opening_moves {
@@ -147,7 +148,7 @@ pub fn compute(
             }
         }
         if opening {
-            match lines_from_edges(size, p).0 {
+            match lines_from_edges(geo, p).0 {
                 1 => prior.penalty(weights.opening_line),
                 2 => prior.penalty(weights.opening_line / 2.0),
                 3 | 4 if size >= 13 => prior.bonus(weights.opening_line / 2.0),
@@ -163,9 +164,9 @@ pub fn compute(
 
 /// The lines `p` stands on counted from the nearest edges, the nearer first:
 /// (3, 4) for a 3-4 point, (1, 1) for a corner.
-fn lines_from_edges(size: usize, p: Point) -> (usize, usize) {
-    let line_x = 1 + p.x().min(size - 1 - p.x());
-    let line_y = 1 + p.y().min(size - 1 - p.y());
+fn lines_from_edges(geo: Geometry, p: Point) -> (usize, usize) {
+    let line_x = 1 + p.x().min(geo.width() - 1 - p.x());
+    let line_y = 1 + p.y().min(geo.height() - 1 - p.y());
     (line_x.min(line_y), line_x.max(line_y))
 }
 
@@ -181,15 +182,15 @@ const EMPTY_RADIUS: usize = 3;
 /// stones are left to the other heuristics: approaches, answers and fights.
 fn opening_sense(board: &Board, p: Point, weight: f32, prior: &mut Prior) {
     let geo = board.geometry();
-    let size = geo.size();
     let (x, y) = (p.x(), p.y());
-    let (low, high) = lines_from_edges(size, p);
+    let (low, high) = lines_from_edges(geo, p);
     if low > 4 {
         return;
     }
-    let span = |c: usize| c.saturating_sub(EMPTY_RADIUS)..=(c + EMPTY_RADIUS).min(size - 1);
-    for qy in span(y) {
-        for qx in span(x) {
+    let span =
+        |c: usize, size: usize| c.saturating_sub(EMPTY_RADIUS)..=(c + EMPTY_RADIUS).min(size - 1);
+    for qy in span(y, geo.height()) {
+        for qx in span(x, geo.width()) {
             if let Some(q) = geo.point(qx, qy) {
                 if board.at(q) != Stone::Empty {
                     return;

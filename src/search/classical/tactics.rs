@@ -365,6 +365,39 @@ mod tests {
     }
 
     #[test]
+    fn ladders_on_rectangles_meet_their_own_edges() {
+        // The ladder of `ladder` on rectangles: it works on an empty board of
+        // either orientation; a black breaker at (6, 6) saves it on a board 9
+        // wide and 25 high; on a board only 5 high the ladder runs into the
+        // bottom edge and works (a white stone on its path changes nothing).
+        for (w, h, extra, works) in [
+            (9, 25, None, true),
+            (25, 9, None, true),
+            (9, 25, Some(((6, 6), Color::Black)), false),
+            (25, 5, Some(((6, 4), Color::White)), true),
+        ] {
+            let g = Geometry::rect(w, h).unwrap();
+            let mut b = Board::new(g);
+            let p = |x, y| g.point(x, y).unwrap();
+            b.set_stone(p(2, 2), Some(Color::Black));
+            for (x, y) in [(2, 1), (3, 1), (1, 2), (2, 3)] {
+                b.set_stone(p(x, y), Some(Color::White));
+            }
+            if let Some(((x, y), color)) = extra {
+                b.set_stone(p(x, y), Some(color));
+            }
+            let mut r = Reader::new(14);
+            let status = r.read(&b, p(2, 2), Color::Black);
+            assert_eq!(
+                status == Status::Loses,
+                works,
+                "{w}x{h} with {extra:?}: {status:?}"
+            );
+            b.assert_consistent();
+        }
+    }
+
+    #[test]
     fn a_ladder_works_on_an_empty_board_and_fails_against_a_breaker() {
         let mut r = Reader::new(14);
         let (b, target) = ladder(None);

@@ -8,7 +8,8 @@ Runs an existing KataGo binary (`katago gtp -config CONFIG -model NET`); it buil
 nothing. For every position in positions.txt (next to this script unless
 --positions is given) it sends boardsize, clear_board, komi, kata-set-rules with
 an explicit rule string, the moves, then `kata-raw-nn S` for each listed
-symmetry, and writes OUTFILE as blocks
+symmetry, and writes OUTFILE as blocks. A rectangular position (`size W:H`, W columns and H
+rows) is set up with KataGo's `rectangular_boardsize W H` instead of `boardsize`.
 
     position <name>
     symmetry <s>
@@ -85,8 +86,14 @@ def read_positions(path):
             if current is None:
                 raise ValueError(where + ": '%s' outside a position block" % key)
             if key == "size":
-                current.size = int(rest)
-                if not 2 <= current.size <= 19:
+                # N for a square board, W:H (columns, rows) for a rectangle.
+                sides = rest.split(":")
+                if len(sides) == 1:
+                    sides = sides * 2
+                if len(sides) != 2 or not all(s.isdigit() for s in sides):
+                    raise ValueError(where + ": size must be N or W:H")
+                current.size = tuple(int(s) for s in sides)
+                if not all(2 <= s <= 19 for s in current.size):
                     raise ValueError(where + ": size out of range")
             elif key == "komi":
                 current.komi = float(rest)
@@ -206,7 +213,11 @@ def main():
                   % (version, os.path.basename(args.net)))
         out.write("# model sha256 %s %d bytes\n\n" % (hashlib.sha256(model).hexdigest(), len(model)))
         for pos in positions:
-            gtp.send("boardsize %d" % pos.size)
+            width, height = pos.size
+            if width == height:
+                gtp.send("boardsize %d" % width)
+            else:
+                gtp.send("rectangular_boardsize %d %d" % (width, height))
             gtp.send("clear_board")
             if pos.kgs is not None:
                 # The rules by their KGS name, then the komi again.

@@ -6,6 +6,8 @@
 //! `../shared/nets/` (skipped without it, a failure under `CI=true`).
 
 mod common;
+#[path = "common/katago_net.rs"]
+mod katago_net;
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -35,6 +37,11 @@ impl Analysis {
     /// Starts the engine on the b6c96 net with `config` as its `.cfg` text;
     /// `None` when the net is missing.
     fn start(config: &str) -> Option<Analysis> {
+        Analysis::start_with(config, &[])
+    }
+
+    /// As [`Analysis::start`], with more flags after the config.
+    fn start_with(config: &str, extra: &[&str]) -> Option<Analysis> {
         let net = common::b6c96_path()?;
         static N: AtomicUsize = AtomicUsize::new(0);
         let path = std::env::temp_dir().join(format!(
@@ -49,6 +56,7 @@ impl Analysis {
             .arg(&net)
             .arg("-config")
             .arg(&path)
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -602,6 +610,29 @@ fn actions_echo_the_query() {
 
 /// The `policy` of a response is the net's, as tengen's `kata-raw-nn 0`
 /// gives it for the same position (within 1e-4; −1 where it says NAN).
+/// The policy of a `kata-raw-nn` answer of `rows` rows, pass last, in the
+/// analysis engine's terms: `NAN` (an illegal point) becomes -1.
+fn raw_nn_policy(raw: &str, rows: usize) -> Vec<f64> {
+    let number = |t: &str| {
+        t.parse::<f64>()
+            .ok()
+            .filter(|v| !v.is_nan())
+            .unwrap_or(-1.0)
+    };
+    let mut lines = raw.lines();
+    let mut policy = Vec::new();
+    while let Some(l) = lines.next() {
+        if l.trim() == "policy" {
+            for row in lines.by_ref().take(rows) {
+                policy.extend(row.split_whitespace().map(number));
+            }
+        } else if let Some(pass) = l.trim().strip_prefix("policyPass") {
+            policy.push(number(pass.trim()));
+        }
+    }
+    policy
+}
+
 #[test]
 fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
     let Some(net) = common::b6c96_path() else {
@@ -625,24 +656,7 @@ fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
         gtp.ok(&format!("play {c} {v}"));
     }
     let raw = gtp.ok("kata-raw-nn 0");
-    // `NAN` (an illegal point) reads as NaN: the analysis engine says -1.
-    let number = |t: &str| {
-        t.parse::<f64>()
-            .ok()
-            .filter(|v| !v.is_nan())
-            .unwrap_or(-1.0)
-    };
-    let mut lines = raw.lines();
-    let mut expected = Vec::new();
-    while let Some(l) = lines.next() {
-        if l.trim() == "policy" {
-            for row in lines.by_ref().take(9) {
-                expected.extend(row.split_whitespace().map(number));
-            }
-        } else if let Some(pass) = l.trim().strip_prefix("policyPass") {
-            expected.push(number(pass.trim()));
-        }
-    }
+    let expected = raw_nn_policy(&raw, 9);
     assert_eq!(expected.len(), 82, "{raw}");
     assert_eq!(policy.len(), 82);
     for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
@@ -711,23 +725,7 @@ fn rectangular_boards_answer_in_their_own_shape() {
             gtp.ok(&format!("play {c} {v}"));
         }
         let raw = gtp.ok("kata-raw-nn 0");
-        let number = |t: &str| {
-            t.parse::<f64>()
-                .ok()
-                .filter(|v| !v.is_nan())
-                .unwrap_or(-1.0)
-        };
-        let mut lines = raw.lines();
-        let mut expected = Vec::new();
-        while let Some(l) = lines.next() {
-            if l.trim() == "policy" {
-                for row in lines.by_ref().take(h) {
-                    expected.extend(row.split_whitespace().map(number));
-                }
-            } else if let Some(pass) = l.trim().strip_prefix("policyPass") {
-                expected.push(number(pass.trim()));
-            }
-        }
+        let expected = raw_nn_policy(&raw, h);
         assert_eq!(expected.len(), w * h + 1, "{raw}");
         for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
             assert!(
@@ -746,4 +744,81 @@ fn rectangular_boards_answer_in_their_own_shape() {
         assert!(err["error"].as_str().unwrap().contains(off_board), "{err}");
     }
     assert!(e.finish().is_empty());
+}
+
+/// With `-human-model` and a profile, `humanPolicy` is the human-SL net's
+/// policy for that profile (symmetry 0, as tengen's `kata-raw-human-nn 0`
+/// gives it, whose numbers equal KataGo's: nn_golden_synthetic), -1 on
+/// illegal points, pass last; without a profile there is none.
+#[test]
+fn human_policy_is_the_human_nets() {
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let spec = katago_net::Spec {
+        policy_gain: 6.0,
+        ..katago_net::v15_meta()
+    };
+    let bytes = katago_net::gzip(&katago_net::model_bytes(
+        &katago_net::random_net_spec(&spec, 2201),
+        true,
+    ));
+    let human = katago_net::temp_file("analysis-human-v15-meta.bin.gz", &bytes);
+    let Some(mut e) = Analysis::start_with(
+        "maxVisits = 5\n",
+        &["-human-model", human.to_str().unwrap()],
+    ) else {
+        return;
+    };
+    let moves = [("B", "E5"), ("W", "C3")];
+    let mut q = query("h", 9, &moves);
+    q["rules"] = json!("chinese");
+    q["komi"] = json!(7);
+    q["includePolicy"] = json!(true);
+    q["overrideSettings"] = json!({"humanSLProfile": "rank_5k"});
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "h")).pop().unwrap();
+    let human_policy: Vec<f64> = r["humanPolicy"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no humanPolicy: {r}"))
+        .iter()
+        .map(f)
+        .collect();
+    let policy: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
+    assert_eq!(human_policy.len(), 82);
+    assert!(
+        human_policy
+            .iter()
+            .zip(&policy)
+            .any(|(a, b)| (a - b).abs() > 1e-3),
+        "two nets"
+    );
+    let mut gtp = common::Engine::spawn(&[
+        "--model",
+        net.to_str().unwrap(),
+        "--human-model",
+        human.to_str().unwrap(),
+        "--human-profile",
+        "rank_5k",
+    ]);
+    gtp.ok("boardsize 9");
+    gtp.ok("komi 7");
+    for (c, v) in moves {
+        gtp.ok(&format!("play {c} {v}"));
+    }
+    let raw = gtp.ok("kata-raw-human-nn 0");
+    let expected = raw_nn_policy(&raw, 9);
+    assert_eq!(expected.len(), 82, "{raw}");
+    for (i, (a, b)) in human_policy.iter().zip(&expected).enumerate() {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "point {i}: humanPolicy {a}, kata-raw-human-nn {b}"
+        );
+    }
+    // No profile: no human policy.
+    let mut q = query("h2", 9, &moves);
+    q["includePolicy"] = json!(true);
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "h2")).pop().unwrap();
+    assert!(r.get("humanPolicy").is_none(), "{r}");
 }

@@ -445,7 +445,8 @@ fn load_network(
 }
 
 /// `tengen bench --clock`: seconds per move under byo-yomi periods of 1, 2, 5
-/// and 30 s, this binary driven over GTP.
+/// and 30 s, this binary driven over GTP (the classical engine, as the
+/// figures in the README were measured).
 fn clock_bench(moves: usize) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
@@ -454,7 +455,7 @@ fn clock_bench(moves: usize) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let engine = format!("'{}' --quiet", exe.display());
+    let engine = format!("'{}' --classical --quiet", exe.display());
     for period in [1.0, 2.0, 5.0, 30.0] {
         match tengen::clock_bench::seconds_per_move(&engine, 9, period, moves) {
             Ok(figure) => println!("{figure}"),

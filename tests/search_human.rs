@@ -198,3 +198,61 @@ fn genmove_plays_the_human_nets_moves_over_gtp() {
     let mut plain = Engine::spawn_default_net(&["--size", "9"]);
     assert!(plain.fail("kata-raw-human-nn 0").contains("--human-model"));
 }
+
+/// Human-like play resigns later, as a level does: after twice the losing
+/// streak (the search judges by its own play, which the engine then does not
+/// play). White owns the 5×5 board; Black, to move after 14 moves, has nothing.
+#[test]
+fn human_like_play_resigns_after_twice_the_streak() {
+    use tengen::engine::{Decision, Engine, GenmoveOptions, Limits};
+    use tengen::search::{MctsEngine, SearchConfig, RESIGN_AFTER};
+    let g = Geometry::new(5).unwrap();
+    let mut game = Game::new(g, Preset::Chinese.rules(), 0.5);
+    let mut color = Color::Black;
+    for p in g.points().take(14) {
+        game.play(color, Move::Play(p)).unwrap();
+        color = color.opp();
+    }
+    let lost = [
+        ". . . O .",
+        "O O O O O",
+        ". O . O .",
+        "O O O O O",
+        ". O . O .",
+    ];
+    let mut setup: Vec<_> = g.points().map(|p| (p, None)).collect();
+    for (y, row) in lost.iter().enumerate() {
+        for (x, ch) in row.split_whitespace().enumerate() {
+            let stone = (ch == "O").then_some(Color::White);
+            setup.push((g.point(x, y).unwrap(), stone));
+        }
+    }
+    game.setup(&setup, Some(Color::Black));
+    let main = Arc::new(tengen::nn::builtin::network().unwrap());
+    let config = SearchConfig {
+        tt_mb: 4,
+        human_profile: SgfMetadata::profile("rank_5k").unwrap(),
+        ..SearchConfig::default()
+    };
+    let mut e = MctsEngine::with_network(config, main).unwrap();
+    let human = Arc::new(Network::load(human_net_path()).unwrap());
+    e.set_human_net(human).unwrap();
+    let options = GenmoveOptions {
+        limits: Limits {
+            playouts: Some(500),
+            time: None,
+        },
+        allow_resign: true,
+        ..GenmoveOptions::default()
+    };
+    let after = RESIGN_AFTER as usize;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let decisions: Vec<Decision> = (0..2 * after)
+        .map(|_| {
+            e.genmove(&game, Color::Black, &options, &stop, &mut |_| {})
+                .0
+        })
+        .collect();
+    let first = decisions.iter().position(|d| *d == Decision::Resign);
+    assert_eq!(first, Some(2 * after - 1), "{decisions:?}");
+}

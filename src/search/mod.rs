@@ -829,17 +829,15 @@ impl MctsEngine {
     /// still being caught up (a handicap game as White), is played out
     /// against a fallible opponent.
     ///
-    /// Below full strength the streak and the margin are twice as long: the
-    /// search judges by its own play, which the level does not play.
+    /// Below full strength (a level, or human-like play) the streak and the
+    /// margin are twice as long: the search judges by its own play, which
+    /// the engine then does not play.
     fn hopeless(&self, game: &Game, score_lead: f64) -> bool {
         let board = game.board();
         let area = board.geometry().area() as f64;
         let behind = (RESIGN_BEHIND * area / 361.0).max(board.num_empty() as f64 / 4.0);
-        let patience = if self.config.level == Level::Max {
-            1
-        } else {
-            2
-        };
+        let below_full_strength = self.config.level != Level::Max || self.human.is_some();
+        let patience = if below_full_strength { 2 } else { 1 };
         self.losing_streak >= patience * RESIGN_AFTER && score_lead < -behind * patience as f64
     }
 

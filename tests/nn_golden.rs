@@ -89,15 +89,7 @@ fn check_net(net: &Path, golden: &str, optimism: Option<&str>) {
             }
         }
     }
-    let _ = writeln!(
-        std::io::stderr(),
-        "{golden}: {} answers, largest differences: policy {:.1e}, win/loss {:.1e}, ownership {:.1e}, scores {:.3}",
-        goldens.len(),
-        worst.policy,
-        worst.winloss,
-        worst.ownership,
-        worst.score
-    );
+    print_largest_differences(golden, goldens.len(), &worst);
     assert!(
         failures.is_empty(),
         "{} of {} answers differ from KataGo:\n{}",
@@ -202,15 +194,7 @@ fn check_square_buffer(net: std::sync::Arc<tengen::nn::Network>, golden: &str, o
             first_four.clear();
         }
     }
-    let _ = writeln!(
-        std::io::stderr(),
-        "{golden}: {} answers, largest differences: policy {:.1e}, win/loss {:.1e}, ownership {:.1e}, scores {:.3}",
-        goldens.len(),
-        worst.policy,
-        worst.winloss,
-        worst.ownership,
-        worst.score
-    );
+    print_largest_differences(golden, goldens.len(), &worst);
     assert_eq!(
         transposes_differ, 16,
         "{golden}: KataGo's transposed answers are their own"
@@ -252,4 +236,16 @@ fn transformer_square_buffer_matches_katago_on_rectangles() {
             true,
         ),
     }
+}
+
+/// One stderr line per golden file: its answers and the largest difference of each kind.
+fn print_largest_differences(golden: &str, answers: usize, worst: &Worst) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "{golden}: {answers} answers, largest differences: policy {:.1e}, win/loss {:.1e}, ownership {:.1e}, scores {:.3}",
+        worst.policy,
+        worst.winloss,
+        worst.ownership,
+        worst.score
+    );
 }

@@ -610,6 +610,15 @@ fn actions_echo_the_query() {
 
 /// The `policy` of a response is the net's, as tengen's `kata-raw-nn 0`
 /// gives it for the same position (within 1e-4; −1 where it says NAN).
+/// The analysis engine's policy equals the one `kata-raw-nn` printed, point
+/// by point, within 1e-4.
+fn assert_policies_match(ours: &[f64], raw_nn: &[f64], what: &str) {
+    assert_eq!(ours.len(), raw_nn.len(), "{what}");
+    for (i, (a, b)) in ours.iter().zip(raw_nn).enumerate() {
+        assert!((a - b).abs() < 1e-4, "{what}: point {i}: {a} against {b}");
+    }
+}
+
 /// The policy of a `kata-raw-nn` answer of `rows` rows, pass last, in the
 /// analysis engine's terms: `NAN` (an illegal point) becomes -1.
 fn raw_nn_policy(raw: &str, rows: usize) -> Vec<f64> {
@@ -659,12 +668,7 @@ fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
     let expected = raw_nn_policy(&raw, 9);
     assert_eq!(expected.len(), 82, "{raw}");
     assert_eq!(policy.len(), 82);
-    for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
-        assert!(
-            (a - b).abs() < 1e-4,
-            "point {i}: analysis {a}, kata-raw-nn {b}"
-        );
-    }
+    assert_policies_match(&policy, &expected, "analysis policy against kata-raw-nn");
 }
 
 /// A board 19 wide and 13 high (boardXSize 19, boardYSize 13), then 13 wide
@@ -727,12 +731,7 @@ fn rectangular_boards_answer_in_their_own_shape() {
         let raw = gtp.ok("kata-raw-nn 0");
         let expected = raw_nn_policy(&raw, h);
         assert_eq!(expected.len(), w * h + 1, "{raw}");
-        for (i, (a, b)) in policy.iter().zip(&expected).enumerate() {
-            assert!(
-                (a - b).abs() < 1e-4,
-                "{w}x{h} point {i}: analysis {a}, kata-raw-nn {b}"
-            );
-        }
+        assert_policies_match(&policy, &expected, &format!("{w}x{h} against kata-raw-nn"));
         // A vertex off this board is an error naming the moves field.
         let bad = format!("{id}-bad");
         e.send(
@@ -809,12 +808,11 @@ fn human_policy_is_the_human_nets() {
     let raw = gtp.ok("kata-raw-human-nn 0");
     let expected = raw_nn_policy(&raw, 9);
     assert_eq!(expected.len(), 82, "{raw}");
-    for (i, (a, b)) in human_policy.iter().zip(&expected).enumerate() {
-        assert!(
-            (a - b).abs() < 1e-4,
-            "point {i}: humanPolicy {a}, kata-raw-human-nn {b}"
-        );
-    }
+    assert_policies_match(
+        &human_policy,
+        &expected,
+        "humanPolicy against kata-raw-human-nn",
+    );
     // No profile: no human policy.
     let mut q = query("h2", 9, &moves);
     q["includePolicy"] = json!(true);

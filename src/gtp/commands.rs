@@ -8,6 +8,7 @@
 //! documented where they are defined.
 
 use super::analysis::{AnalyzeArgs, Flavor};
+use super::args::{arity, color_arg, empty, number, seconds, text, Entry};
 use super::network::NETWORK_COMMANDS;
 use super::protocol::{self, Command, GtpError};
 use super::setup::{
@@ -16,7 +17,7 @@ use super::setup::{
     cmd_place_free_handicap, cmd_printsgf, cmd_set_free_handicap, cmd_time_left, cmd_time_settings,
 };
 use super::vertex::{self, format_move, format_point, parse_move};
-use super::{color_arg, Reply, Session};
+use super::{Reply, Session};
 use crate::engine::{Decision, Report};
 use crate::go::board::{Color, Geometry, Move, Point, Stone};
 use crate::go::game::Game;
@@ -24,14 +25,6 @@ use crate::go::rules::Scoring;
 use crate::go::score::GameResult;
 use std::fmt::Write;
 use std::time::Duration;
-
-type Handler = fn(&mut Session, &Command) -> Result<Reply, GtpError>;
-
-/// One command.
-pub struct Entry {
-    pub name: &'static str,
-    pub handler: Handler,
-}
 
 /// Every command tengen implements, in `list_commands` order.
 pub static COMMANDS: &[Entry] = &[
@@ -216,40 +209,6 @@ fn entries(network: bool) -> impl Iterator<Item = &'static Entry> {
 /// The entry for a command name (already lower-cased).
 pub fn find(name: &str, network: bool) -> Option<&'static Entry> {
     entries(network).find(|e| e.name == name)
-}
-
-pub(super) fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
-    Ok(Reply::Text(s.into()))
-}
-
-pub(super) fn empty() -> Result<Reply, GtpError> {
-    text("")
-}
-
-/// Fails with `syntax error` unless there are exactly `n` arguments.
-pub(super) fn arity(cmd: &Command, n: usize) -> Result<(), GtpError> {
-    if cmd.args.len() == n {
-        Ok(())
-    } else {
-        Err(GtpError::syntax())
-    }
-}
-
-pub(super) fn number<T: std::str::FromStr>(text: &str) -> Result<T, GtpError> {
-    text.parse().map_err(|_| GtpError::syntax())
-}
-
-/// A finite, non-negative number of seconds (integers per the spec; KataGo
-/// also accepts fractions, so do we), clamped to a year.
-pub(super) fn seconds(text: &str) -> Result<f64, GtpError> {
-    crate::time::checked_seconds(number(text)?).ok_or_else(|| invalid_time(text))
-}
-
-/// The failure for a time that is a number but not a usable one.
-pub(super) fn invalid_time(text: &str) -> GtpError {
-    GtpError::new(format!(
-        "invalid time {text}: seconds must be a finite number, 0 or more"
-    ))
 }
 
 /// `protocol_version` → `2`.

@@ -17,10 +17,13 @@
 //! Layout: [`protocol`] (framing, no Go), [`vertex`] (text ↔ points, shared
 //! with the analysis engine: `crate::vertex`),
 //! [`commands`] (the command table and the handlers of play), [`setup`]
-//! (clock, rules, handicap and SGF commands), [`analysis`] (analysis output
-//! formats).
+//! (clock, rules, handicap and SGF commands), [`network`] (the net's own
+//! commands), [`args`] (the entry type, argument checks and reply helpers
+//! those three share, so that they do not import each other), [`analysis`]
+//! (analysis output formats).
 
 pub mod analysis;
+pub mod args;
 pub mod commands;
 pub mod network;
 pub mod protocol;
@@ -36,7 +39,7 @@ use crate::nn::{Evaluator, Network};
 use crate::search::levels::Level;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
-use protocol::{Command, GtpError};
+use protocol::Command;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
@@ -557,9 +560,3 @@ fn write_line(out: &Mutex<Box<dyn Write + Send>>, line: &str) {
 
 #[cfg(test)]
 mod tests;
-
-/// The parse of a colour argument shared by many handlers.
-fn color_arg(text: Option<&String>) -> Result<Color, GtpError> {
-    text.and_then(|t| vertex::parse_color(t))
-        .ok_or_else(GtpError::syntax)
-}

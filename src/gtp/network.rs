@@ -2,7 +2,7 @@
 //! `kata-raw-nn`, answering in KataGo's exact format so that both engines'
 //! answers diff line for line.
 
-use super::commands::{arity, text, Entry};
+use super::args::{arity, text, Entry};
 use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};

@@ -3,10 +3,10 @@
 //! (`kgs-rules`, `kata-get-rules`, `kata-set-rules`), handicap stones and
 //! SGF files (`loadsgf`, `printsgf`). Listed in [`super::commands::COMMANDS`].
 
-use super::commands::{arity, empty, invalid_time, number, seconds, text};
+use super::args::{arity, color_arg, empty, invalid_time, number, seconds, text};
 use super::protocol::{Command, GtpError};
 use super::vertex::{format_point, parse_move};
-use super::{color_arg, Reply, Session};
+use super::{Reply, Session};
 use crate::go::board::{Color, Move, Point};
 use crate::go::handicap;
 use crate::go::rules::{KataGoFields, Preset, Rules};

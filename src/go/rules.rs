@@ -283,6 +283,152 @@ impl Default for Rules {
     }
 }
 
+/// A rule-set name read as KataGo's own parser reads it (`Rules::parseRules`
+/// in `cpp/game/rules.cpp`, v1.17.2: the name trimmed and lowercased, then compared with
+/// its fixed list): the rules, KataGo's komi for them, and the tax and button
+/// KataGo would play, which tengen does not. It differs from tengen's
+/// people-facing [`Preset::from_name`] where KataGo's names do: KataGo's
+/// plain `chinese` is simple ko (its `chinese-kgs`/`chinese-ogs` are
+/// positional superko), and it reads no prefixes or free text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KataGoNamedRules {
+    pub rules: Rules,
+    pub komi: f64,
+    /// KataGo's tax rule is `ALL` (stone scoring, the ancient rules).
+    pub tax_all: bool,
+    /// KataGo's `aga-button`.
+    pub button: bool,
+}
+
+impl KataGoNamedRules {
+    /// `None` when KataGo has no rule set by that name.
+    pub fn from_name(name: &str) -> Option<KataGoNamedRules> {
+        use HandicapBonus::{NMinusOne, Zero, N};
+        use KoRule::{Positional, Simple, Situational};
+        let lower = name.trim().to_ascii_lowercase();
+        let one_of = |names: &[&str]| names.contains(&lower.as_str());
+        let spellings = |base: &[&str]| {
+            base.iter().any(|b| {
+                [" ", "-", "_", ""]
+                    .iter()
+                    .any(|sep| b.replace('~', sep) == lower)
+            })
+        };
+        // (ko, suicide, scoring, bonus, friendly pass, komi, tax ALL, button)
+        let (ko, suicide_allowed, scoring, handicap_bonus, friendly_pass_ok, komi, tax_all, button) =
+            if one_of(&["japanese", "korean"]) {
+                (
+                    Simple,
+                    false,
+                    Scoring::Territory,
+                    Zero,
+                    false,
+                    6.5,
+                    false,
+                    false,
+                )
+            } else if lower == "chinese" {
+                (Simple, false, Scoring::Area, N, true, 7.5, false, false)
+            } else if one_of(&[
+                "chineseogs",
+                "chinese_ogs",
+                "chinese-ogs",
+                "chinesekgs",
+                "chinese_kgs",
+                "chinese-kgs",
+            ]) {
+                (Positional, false, Scoring::Area, N, true, 7.5, false, false)
+            } else if spellings(&["ancient~area", "stone~scoring"]) {
+                (Simple, false, Scoring::Area, Zero, true, 7.5, true, false)
+            } else if spellings(&["ancient~territory"]) {
+                (
+                    Simple,
+                    false,
+                    Scoring::Territory,
+                    Zero,
+                    false,
+                    6.5,
+                    true,
+                    false,
+                )
+            } else if spellings(&["aga~button"]) {
+                (
+                    Situational,
+                    false,
+                    Scoring::Area,
+                    NMinusOne,
+                    true,
+                    7.0,
+                    false,
+                    true,
+                )
+            } else if one_of(&["aga", "bga", "french"]) {
+                (
+                    Situational,
+                    false,
+                    Scoring::Area,
+                    NMinusOne,
+                    true,
+                    7.5,
+                    false,
+                    false,
+                )
+            } else if lower == "nz" || spellings(&["new~zealand"]) {
+                (
+                    Situational,
+                    true,
+                    Scoring::Area,
+                    Zero,
+                    true,
+                    7.0,
+                    false,
+                    false,
+                )
+            } else if one_of(&[
+                "tromp-taylor",
+                "tromp_taylor",
+                "tromp taylor",
+                "tromptaylor",
+            ]) {
+                (
+                    Positional,
+                    true,
+                    Scoring::Area,
+                    Zero,
+                    false,
+                    7.5,
+                    false,
+                    false,
+                )
+            } else if one_of(&["goe", "ing"]) {
+                (
+                    Positional,
+                    true,
+                    Scoring::Area,
+                    Zero,
+                    true,
+                    7.5,
+                    false,
+                    false,
+                )
+            } else {
+                return None;
+            };
+        Some(KataGoNamedRules {
+            rules: Rules {
+                ko,
+                suicide_allowed,
+                scoring,
+                handicap_bonus,
+                friendly_pass_ok,
+            },
+            komi,
+            tax_all,
+            button,
+        })
+    }
+}
+
 /// KataGo's names for the rule fields (`kata-get-rules`, `kata-set-rules`, the
 /// compact form of SGF `RU`). KataGo also has a tax rule and the button, which
 /// tengen plays at one value only: tax `NONE` under area scoring and `SEKI`
@@ -669,6 +815,53 @@ mod tests {
         assert!(f.set("whiteHandicapBonus", "N+1").is_err());
         f.set("hasButton", "true").unwrap();
         assert!(f.finish().is_err(), "no button go");
+    }
+
+    #[test]
+    fn katago_names_are_katagos_presets() {
+        let named = |n: &str| KataGoNamedRules::from_name(n).map(|k| k.rules);
+        // KataGo's plain chinese is simple ko; its -kgs and -ogs are positional.
+        assert_eq!(named("chinese").unwrap().ko, KoRule::Simple);
+        assert_eq!(named("Chinese").unwrap().ko, KoRule::Simple);
+        assert_eq!(named("chinese-kgs"), Some(Preset::Chinese.rules()));
+        assert_eq!(named("CHINESE_OGS"), Some(Preset::Chinese.rules()));
+        for (name, preset) in [
+            ("japanese", Preset::Japanese),
+            ("korean", Preset::Japanese),
+            ("aga", Preset::Aga),
+            ("bga", Preset::Aga),
+            ("french", Preset::Aga),
+            ("nz", Preset::NewZealand),
+            ("new zealand", Preset::NewZealand),
+            ("new_zealand", Preset::NewZealand),
+            ("tromp-taylor", Preset::TrompTaylor),
+            ("tromptaylor", Preset::TrompTaylor),
+            ("goe", Preset::Goe),
+            ("ing", Preset::Goe),
+        ] {
+            assert_eq!(named(name), Some(preset.rules()), "{name}");
+        }
+        let stone = KataGoNamedRules::from_name("stone-scoring").unwrap();
+        assert!(stone.tax_all && !stone.button && stone.rules.ko == KoRule::Simple);
+        let button = KataGoNamedRules::from_name("aga button").unwrap();
+        assert!(button.button && button.komi == 7.0);
+        assert_eq!(
+            KataGoNamedRules::from_name("new zealand").unwrap().komi,
+            7.0
+        );
+        assert_eq!(KataGoNamedRules::from_name("korean").unwrap().komi, 6.5);
+        // No prefixes or free text, unlike tengen's own names.
+        assert_eq!(named(" Japanese "), Some(Preset::Japanese.rules()));
+        for bad in [
+            "Japanese Rules",
+            "cn",
+            "tt",
+            "chinese, pair go",
+            "",
+            "new  zealand",
+        ] {
+            assert_eq!(named(bad), None, "{bad}");
+        }
     }
 
     #[test]

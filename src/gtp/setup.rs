@@ -9,7 +9,7 @@ use super::vertex::{format_point, parse_move};
 use super::{Reply, Session};
 use crate::go::board::{Color, Move, Point};
 use crate::go::handicap;
-use crate::go::rules::{KataGoFields, Preset, Rules};
+use crate::go::rules::{KataGoFields, KataGoNamedRules, Preset, Rules};
 use crate::sgf;
 use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
 
@@ -236,11 +236,11 @@ fn parse_rules_json(json: &str) -> Result<Rules, String> {
     fields.finish()
 }
 
-/// `kata-set-rules RULES` → empty. RULES is a shorthand name (`chinese`,
+/// `kata-set-rules RULES` → empty. RULES is one of KataGo's names (`chinese`,
 /// `japanese`, `korean`, `aga`, `bga`, `new-zealand`, `tromp-taylor`, `goe`,
-/// `chinese-ogs`, `chinese-kgs`, … as tengen's presets read them, each with
-/// KataGo's handicap bonus and friendly pass; note that tengen's `chinese` is
-/// positional superko), KataGo's JSON (the format of `kata-get-rules`) or its
+/// `chinese-ogs`, `chinese-kgs`, … read as KataGo reads them,
+/// [`KataGoNamedRules`]: KataGo's `chinese` is simple ko, unlike tengen's own
+/// `--rules chinese` and `kgs-rules chinese`), KataGo's JSON (the format of `kata-get-rules`) or its
 /// compact form (`koSIMPLEscoreAREAtaxNONEsui0whbN`). In JSON and the compact
 /// form, fields not given are Tromp-Taylor's, as in KataGo. Komi is kept.
 /// Anything else, and a tax or button tengen does not play: `unknown rules`
@@ -253,10 +253,12 @@ pub(super) fn cmd_kata_set_rules(s: &mut Session, cmd: &Command) -> Result<Reply
     let rules = if arg.trim_start().starts_with('{') {
         parse_rules_json(&arg)
     } else {
-        Preset::from_name(&arg)
-            .map(Preset::rules)
-            .ok_or(())
-            .or_else(|()| Rules::from_katago_compact(&arg))
+        match KataGoNamedRules::from_name(&arg) {
+            Some(named) if named.tax_all => Err(format!("tengen does not play {arg}'s tax")),
+            Some(named) if named.button => Err("tengen does not play the button".into()),
+            Some(named) => Ok(named.rules),
+            None => Rules::from_katago_compact(&arg),
+        }
     };
     let rules = rules.map_err(|why| {
         s.log(&format!("kata-set-rules {arg}: {why}"));

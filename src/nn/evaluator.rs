@@ -71,6 +71,9 @@ pub struct Evaluator {
     meta_rows: Vec<[f32; NUM_META_FEATURES]>,
     /// What a transposing symmetry does on a rectangular board.
     buffer: NetBuffer,
+    /// Moves before this turn are hidden from the net (see
+    /// [`Evaluator::set_history_floor`]).
+    history_floor: Option<usize>,
 }
 
 impl Evaluator {
@@ -97,7 +100,17 @@ impl Evaluator {
             metadata: None,
             meta_rows: vec![[0.0; NUM_META_FEATURES]; max_batch],
             buffer: NetBuffer::Square,
+            history_floor: None,
         }
+    }
+
+    /// Hides the moves before turn `floor` of each game from the net (its
+    /// history planes and pass inputs, and the boards of the ladder inputs):
+    /// KataGo's `ignorePreRootHistory`, with `floor` the root's turn count, so
+    /// that the root is evaluated with no history and a node below it with
+    /// the moves since the root. `None` shows the whole history.
+    pub fn set_history_floor(&mut self, floor: Option<usize>) {
+        self.history_floor = floor;
     }
 
     /// Sets the KataGo input buffer to imitate (see [`NetBuffer`]; the default is
@@ -196,6 +209,9 @@ impl Evaluator {
         self.spatial.resize(plane * batch, 0.0);
         self.legal.resize(cells * batch, false);
         for (i, game) in games.iter().enumerate() {
+            self.features.max_history = self
+                .history_floor
+                .map_or(usize::MAX, |floor| game.turns().len().saturating_sub(floor));
             self.features
                 .fill_v7(
                     game,

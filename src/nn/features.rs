@@ -70,6 +70,10 @@ pub struct FeatureScratch {
     /// Compute the pass-alive area as if multi-stone suicide were legal whatever the rules
     /// (nets with KataGo's `preferPassAliveUnderSuicideRules`).
     pub pass_alive_as_if_suicide_legal: bool,
+    /// At most this many of the last moves are shown to the net (KataGo's
+    /// `MiscNNInputParams::maxHistory`: 0 hides every move, as KataGo's
+    /// `ignorePreRootHistory` does at a search's root).
+    pub max_history: usize,
 }
 
 impl Default for FeatureScratch {
@@ -81,6 +85,7 @@ impl Default for FeatureScratch {
             area: AreaScratch::default(),
             area_out: vec![None; CELLS],
             pass_alive_as_if_suicide_legal: false,
+            max_history: usize::MAX,
         }
     }
 }
@@ -218,7 +223,8 @@ impl FeatureScratch {
             1
         } else {
             5
-        };
+        }
+        .min(self.max_history);
         let moves = &game.turns()[hist.clear_index..];
         let moves = if hist.cleared_for_player {
             &moves[..0]

@@ -140,6 +140,12 @@ pub struct SearchConfig {
     /// How strong `genmove` plays (with a network; analysis is always at
     /// full strength).
     pub level: Level,
+    /// KataGo's `ignorePreRootHistory`: the net sees no move played before
+    /// the root (the root is evaluated with no history, a node below it
+    /// with the moves since the root), so a position's analysis does not
+    /// depend on how it was reached. KataGo's analysis engine does this by
+    /// default, its GTP engine does not; so here.
+    pub ignore_pre_root_history: bool,
 }
 
 impl Default for SearchConfig {
@@ -164,6 +170,7 @@ impl Default for SearchConfig {
             batch: network::DEFAULT_BATCH,
             human_profile: None,
             level: Level::Max,
+            ignore_pre_root_history: false,
         }
     }
 }
@@ -281,6 +288,11 @@ impl MctsEngine {
 
     pub fn config(&self) -> &SearchConfig {
         &self.config
+    }
+
+    /// Sets [`SearchConfig::ignore_pre_root_history`] for the next searches.
+    pub fn set_ignore_pre_root_history(&mut self, on: bool) {
+        self.config.ignore_pre_root_history = on;
     }
 
     /// Whether a network evaluates the leaves (on boards it takes).
@@ -802,7 +814,7 @@ impl MctsEngine {
         }
         let history_key =
             KeyState::of_game(game).key(game.board(), game.to_move(), KeyMode::PlainTree);
-        let key = net_input_key(history_key, game);
+        let key = net_input_key(history_key, game, None);
         if let Some((k, map)) = &self.final_ownership {
             if *k == key {
                 return Some(map.clone());
@@ -813,7 +825,7 @@ impl MctsEngine {
         let mut map = OwnershipMap::default();
         let mut by_point = Vec::new();
         for symmetry in 0..8 {
-            eval.judge_uncached(game, symmetry)?;
+            eval.judge_uncached(game, symmetry, None)?;
             network::ownership_by_point(game.board(), eval.ownership(), &mut by_point);
             map.add_black(game.board(), &by_point);
         }

@@ -119,8 +119,10 @@ impl NetCache {
 
 /// The cache key of `game`'s position as a search node keyed `node_key`
 /// sees it: see the module documentation.
-pub fn net_input_key(node_key: u64, game: &Game) -> u64 {
+pub fn net_input_key(node_key: u64, game: &Game, history_floor: Option<usize>) -> u64 {
     let turns = game.turns();
+    // The moves the net is shown (see `Evaluator::set_history_floor`).
+    let turns = &turns[history_floor.unwrap_or(0).min(turns.len())..];
     let mut h = mix(node_key ^ 0x243f_6a88_85a3_08d3);
     for t in turns.iter().rev().take(5) {
         let p = match t.mv {
@@ -189,22 +191,34 @@ mod tests {
         assert_eq!(a.board().hash(), b.board().hash());
         assert_eq!(a.board().hash(), c.board().hash());
         let node = 0x1234_5678;
-        assert_eq!(net_input_key(node, &a), net_input_key(node, &b));
-        assert_ne!(net_input_key(node, &a), net_input_key(node, &c));
+        assert_eq!(net_input_key(node, &a, None), net_input_key(node, &b, None));
+        assert_ne!(net_input_key(node, &a, None), net_input_key(node, &c, None));
         // The node key (stones, side to move, bans), komi and rules count.
-        assert_ne!(net_input_key(node, &a), net_input_key(node + 1, &a));
+        assert_ne!(
+            net_input_key(node, &a, None),
+            net_input_key(node + 1, &a, None)
+        );
         let mut other_komi = a.clone();
         other_komi.set_komi(6.5);
-        assert_ne!(net_input_key(node, &a), net_input_key(node, &other_komi));
+        assert_ne!(
+            net_input_key(node, &a, None),
+            net_input_key(node, &other_komi, None)
+        );
         let mut other_rules = a.clone();
         other_rules.set_rules(Preset::Japanese.rules());
-        assert_ne!(net_input_key(node, &a), net_input_key(node, &other_rules));
+        assert_ne!(
+            net_input_key(node, &a, None),
+            net_input_key(node, &other_rules, None)
+        );
         let mut unfriendly = a.clone();
         unfriendly.set_rules(crate::go::rules::Rules {
             friendly_pass_ok: false,
             ..a.rules()
         });
-        assert_ne!(net_input_key(node, &a), net_input_key(node, &unfriendly));
+        assert_ne!(
+            net_input_key(node, &a, None),
+            net_input_key(node, &unfriendly, None)
+        );
         // The handicap bonus is komi to the net: two handicap stones under
         // Chinese rules, with the bonus and without.
         let g = Geometry::new(9).unwrap();
@@ -221,13 +235,30 @@ mod tests {
             ..handicap.rules()
         });
         assert_ne!(
-            net_input_key(node, &handicap),
-            net_input_key(node, &no_bonus)
+            net_input_key(node, &handicap, None),
+            net_input_key(node, &no_bonus, None)
         );
         // Fewer than five moves is part of the input too.
         let short = game_after(&[(4, 4)], 7.5);
-        assert_ne!(net_input_key(node, &short), net_input_key(node, &a));
-        assert_ne!(net_input_key(0, &short), 0, "never the empty key");
+        assert_ne!(
+            net_input_key(node, &short, None),
+            net_input_key(node, &a, None)
+        );
+        assert_ne!(net_input_key(0, &short, None), 0, "never the empty key");
+        // Hiding the moves before the root (ignorePreRootHistory) is another input.
+        let floor = a.turns().len();
+        assert_ne!(
+            net_input_key(node, &a, Some(floor)),
+            net_input_key(node, &a, None)
+        );
+        assert_ne!(
+            net_input_key(node, &a, Some(floor)),
+            net_input_key(node, &a, Some(floor - 1))
+        );
+        assert_eq!(
+            net_input_key(node, &a, Some(0)),
+            net_input_key(node, &a, None)
+        );
     }
 
     #[test]

@@ -158,6 +158,12 @@ fn neutral(out: &mut LeafEval) {
     out.value = 0.5;
 }
 
+/// The turn before which the net is not shown the moves in a search of
+/// `root`: the root's own turn count under KataGo's `ignorePreRootHistory`.
+fn history_floor(root: &Root, cfg: &SearchConfig) -> Option<usize> {
+    cfg.ignore_pre_root_history.then(|| root.game.turns().len())
+}
+
 impl NetworkLeaves {
     /// An evaluator for batches of `batch` leaves, starting from `game`.
     pub fn new(
@@ -185,10 +191,18 @@ impl NetworkLeaves {
         }
     }
 
-    /// Evaluates `game` under `symmetry`, past the cache: Black's values;
-    /// Black's ownership is then in [`NetworkLeaves::ownership`]. `None` if
-    /// the net cannot evaluate it (a board larger than 19×19).
-    pub fn judge_uncached(&mut self, game: &Game, symmetry: u8) -> Option<CachedValue> {
+    /// Evaluates `game` under `symmetry`, past the cache, showing the net
+    /// the moves from turn `history_floor` on (see
+    /// [`Evaluator::set_history_floor`]): Black's values; Black's ownership
+    /// is then in [`NetworkLeaves::ownership`]. `None` if the net cannot
+    /// evaluate it (a board larger than 19×19).
+    pub fn judge_uncached(
+        &mut self,
+        game: &Game,
+        symmetry: u8,
+        history_floor: Option<usize>,
+    ) -> Option<CachedValue> {
+        self.evaluator.set_history_floor(history_floor);
         if let Err(e) = self
             .evaluator
             .evaluate(game, symmetry, 0.0, &mut self.evals[0])
@@ -271,7 +285,10 @@ impl LeafEvaluator for NetworkLeaves {
         let area = game.board().geometry().area();
         self.policy.resize(area + 1, 0.0);
         self.ownership.resize(area, 0.0);
-        let key = net_input_key(leaf.key, game);
+        let floor = history_floor(root, cfg);
+        // Every leaf of a batch descends from the one root: one floor.
+        self.evaluator.set_history_floor(floor);
+        let key = net_input_key(leaf.key, game, floor);
         let cached = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership);
         match cached {
             Some(v) => fill(
@@ -370,7 +387,7 @@ impl LeafEvaluator for NetworkLeaves {
             }
         }
         let symmetry = self.symmetry();
-        self.judge_uncached(root.game, symmetry)
+        self.judge_uncached(root.game, symmetry, history_floor(root, cfg))
             .map_or(0.0, |v| v.black_score as f64)
     }
 }

@@ -86,6 +86,10 @@ pub struct Report {
     /// point order of [`crate::go::board::Geometry::points`]): +1 the player the
     /// search is for, -1 the opponent. Empty when the engine has none.
     pub ownership: Vec<f64>,
+    /// The standard deviation of each point's owner over the search's
+    /// evaluations, in the order of `ownership`. Empty when the engine has
+    /// none.
+    pub ownership_stdev: Vec<f64>,
 }
 
 /// What `genmove` decided.

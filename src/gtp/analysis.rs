@@ -301,6 +301,7 @@ mod tests {
             score_stdev: 0.0,
             utility: 0.0,
             ownership: Vec::new(),
+            ownership_stdev: Vec::new(),
         }
     }
 

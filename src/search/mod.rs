@@ -643,6 +643,7 @@ impl MctsEngine {
         let mut report = Report {
             visits: t.simulations,
             ownership: t.ownership.for_color(&root.board, color),
+            ownership_stdev: t.ownership.stdev(&root.board),
             ..Report::default()
         };
         let Some(slot) = t.table.find(root.key, NO_SLOT) else {

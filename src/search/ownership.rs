@@ -23,6 +23,8 @@ pub const SEKI_WITHIN: f64 = 0.35;
 #[derive(Clone, Debug)]
 pub struct OwnershipMap {
     sums: Vec<f64>,
+    /// Sums of the squared owners, for the spread.
+    squares: Vec<f64>,
     playouts: u32,
 }
 
@@ -30,6 +32,7 @@ impl Default for OwnershipMap {
     fn default() -> Self {
         OwnershipMap {
             sums: vec![0.0; CELLS],
+            squares: vec![0.0; CELLS],
             playouts: 0,
         }
     }
@@ -38,6 +41,7 @@ impl Default for OwnershipMap {
 impl OwnershipMap {
     pub fn clear(&mut self) {
         self.sums.fill(0.0);
+        self.squares.fill(0.0);
         self.playouts = 0;
     }
 
@@ -53,6 +57,7 @@ impl OwnershipMap {
         for p in board.geometry().points() {
             let owner = playout_owner(board, p);
             self.sums[p.index()] += owner as f64;
+            self.squares[p.index()] += (owner * owner) as f64;
             margin += owner;
         }
         self.playouts += 1;
@@ -62,7 +67,9 @@ impl OwnershipMap {
     /// Adds one evaluation's expected ownership for Black, by point index.
     pub fn add_black(&mut self, board: &Board, black: &[f32]) {
         for p in board.geometry().points() {
-            self.sums[p.index()] += black[p.index()].clamp(-1.0, 1.0) as f64;
+            let owner = black[p.index()].clamp(-1.0, 1.0) as f64;
+            self.sums[p.index()] += owner;
+            self.squares[p.index()] += owner * owner;
         }
         self.playouts += 1;
     }
@@ -70,6 +77,9 @@ impl OwnershipMap {
     /// Adds another map's counts.
     pub fn merge(&mut self, other: &OwnershipMap) {
         for (a, b) in self.sums.iter_mut().zip(&other.sums) {
+            *a += b;
+        }
+        for (a, b) in self.squares.iter_mut().zip(&other.squares) {
             *a += b;
         }
         self.playouts += other.playouts;
@@ -82,6 +92,20 @@ impl OwnershipMap {
         } else {
             self.sums[p.index()] / self.playouts as f64
         }
+    }
+
+    /// The standard deviation of every point's owner over what was added
+    /// (KataGo's `ownershipStdev`), row by row from the top-left.
+    pub fn stdev(&self, board: &Board) -> Vec<f64> {
+        let n = f64::from(self.playouts.max(1));
+        board
+            .geometry()
+            .points()
+            .map(|p| {
+                let mean = self.sums[p.index()] / n;
+                (self.squares[p.index()] / n - mean * mean).max(0.0).sqrt()
+            })
+            .collect()
     }
 
     /// Mean owner of every point for `color`, row by row from the top-left.

@@ -5,153 +5,16 @@
 //! Every stdout line must be one JSON object. Needs the b6c96 net of
 //! `../shared/nets/` (skipped without it, a failure under `CI=true`).
 
+#[path = "common/analysis_client.rs"]
+mod analysis_client;
 mod common;
 #[path = "common/katago_net.rs"]
 mod katago_net;
 
+use analysis_client::{Analysis, READY};
+
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-/// Longest wait for one response.
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-/// KataGo's ready line on stderr.
-const READY: &str = "Started, ready to begin handling requests";
-
-/// `tengen analysis` with a config file of its own.
-struct Analysis {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-    config: std::path::PathBuf,
-}
-
-impl Analysis {
-    /// Starts the engine on the b6c96 net with `config` as its `.cfg` text;
-    /// `None` when the net is missing.
-    fn start(config: &str) -> Option<Analysis> {
-        Analysis::start_with(config, &[])
-    }
-
-    /// As [`Analysis::start`], with more flags after the config.
-    fn start_with(config: &str, extra: &[&str]) -> Option<Analysis> {
-        let net = common::b6c96_path()?;
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "tengen-analysis-{}-{}.cfg",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&path, config).expect("write the config");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .arg("analysis")
-            .arg("-model")
-            .arg(&net)
-            .arg("-config")
-            .arg(&path)
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn tengen analysis");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let stderr = common::collect_stderr(&mut child);
-        let stdin = child.stdin.take();
-        Some(Analysis {
-            child,
-            stdin,
-            lines,
-            stderr,
-            config: path,
-        })
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    fn send_raw(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(line.as_bytes()).expect("write");
-        stdin.write_all(b"\n").expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    fn send(&mut self, v: &Value) {
-        self.send_raw(&v.to_string());
-    }
-
-    /// The next stdout line, which must be a JSON object.
-    fn next(&mut self) -> Value {
-        let line = self.lines.recv_timeout(TIMEOUT).unwrap_or_else(|_| {
-            panic!("no response within {TIMEOUT:?}; stderr:\n{}", self.stderr())
-        });
-        let v: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-        assert!(v.is_object(), "stdout line is not an object: {line}");
-        v
-    }
-
-    /// Lines until (and with) the first one `done` accepts.
-    fn until(&mut self, done: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            let v = self.next();
-            let stop = done(&v);
-            seen.push(v);
-            if stop {
-                return seen;
-            }
-        }
-    }
-
-    /// Closes stdin and waits for the end (the queued work first); the
-    /// remaining stdout lines.
-    fn finish(mut self) -> Vec<Value> {
-        drop(self.stdin.take());
-        let start = Instant::now();
-        let mut rest = Vec::new();
-        while let Ok(line) = self.lines.recv_timeout(TIMEOUT) {
-            rest.push(
-                serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}")),
-            );
-            assert!(start.elapsed() < 2 * TIMEOUT, "the engine does not end");
-        }
-        let status = self.child.wait().expect("wait");
-        assert!(
-            status.success(),
-            "exit {status}; stderr:\n{}",
-            self.stderr()
-        );
-        rest
-    }
-}
-
-impl Drop for Analysis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.config);
-    }
-}
 
 /// A config as KaTrain's, with few visits.
 const KATRAIN_CONFIG: &str = "\
@@ -211,12 +74,9 @@ fn katrain_query_gets_every_field_katrain_reads() {
     );
     e.send(&q);
     let seen = e.until(|v| is_final(v, "QUERY:1"));
-    let warning = &seen[0];
-    assert_eq!(warning["field"], "overrideSettings", "{warning}");
-    assert!(warning["warning"]
-        .as_str()
-        .unwrap()
-        .contains("wideRootNoise"));
+    // wideRootNoise is one of KataGo's own settings: accepted without a
+    // warning, as KataGo accepts it.
+    assert!(seen.iter().all(|v| v.get("warning").is_none()), "{seen:?}");
     let r = seen.last().unwrap();
     assert_eq!(r["turnNumber"], 3);
     assert!(r.get("noResults").is_none());
@@ -642,6 +502,9 @@ fn raw_nn_policy(raw: &str, rows: usize) -> Vec<f64> {
     policy
 }
 
+/// `policy` is the net's, as `kata-raw-nn 0` gives it for the same moves
+/// under KataGo's `chinese` when the net is shown the moves
+/// (`ignorePreRootHistory` false); by default it is not, which changes it.
 #[test]
 fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
     let Some(net) = common::b6c96_path() else {
@@ -655,12 +518,16 @@ fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
     q["rules"] = json!("chinese");
     q["komi"] = json!(7);
     q["includePolicy"] = json!(true);
+    // kata-raw-nn shows the net the moves; so must the analysis here.
+    q["overrideSettings"] = json!({"ignorePreRootHistory": false});
     e.send(&q);
     let r = e.until(|v| is_final(v, "p")).pop().unwrap();
     let policy: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
     let mut gtp = common::Engine::spawn(&["--model", net.to_str().unwrap()]);
     gtp.ok("boardsize 9");
     gtp.ok("komi 7");
+    // KataGo's `chinese`, as the analysis engine reads the name.
+    gtp.ok("kata-set-rules chinese");
     for (c, v) in moves {
         gtp.ok(&format!("play {c} {v}"));
     }
@@ -669,6 +536,19 @@ fn policy_is_the_nets_as_kata_raw_nn_gives_it() {
     assert_eq!(expected.len(), 82, "{raw}");
     assert_eq!(policy.len(), 82);
     assert_policies_match(&policy, &expected, "analysis policy against kata-raw-nn");
+    // By default (ignorePreRootHistory, as KataGo's analysis engine) the net
+    // is not shown the moves: another policy.
+    q["id"] = json!("p2");
+    q.as_object_mut().unwrap().remove("overrideSettings");
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "p2")).pop().unwrap();
+    let without: Vec<f64> = r["policy"].as_array().unwrap().iter().map(f).collect();
+    let largest = without
+        .iter()
+        .zip(&policy)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(largest > 1e-3, "the history changes the policy ({largest})");
 }
 
 /// A board 19 wide and 13 high (boardXSize 19, boardYSize 13), then 13 wide
@@ -698,7 +578,8 @@ fn rectangular_boards_answer_in_their_own_shape() {
         let moves: Vec<Value> = stones.iter().map(|(c, v)| json!([c, v])).collect();
         let q = json!({"id": id, "moves": moves, "rules": "chinese", "komi": 7,
                        "boardXSize": w, "boardYSize": h,
-                       "includeOwnership": true, "includePolicy": true});
+                       "includeOwnership": true, "includePolicy": true,
+                       "overrideSettings": {"ignorePreRootHistory": false}});
         e.send(&q);
         let r = e.until(|v| is_final(v, &id)).pop().unwrap();
         assert!(r.get("error").is_none(), "{r}");
@@ -725,6 +606,7 @@ fn rectangular_boards_answer_in_their_own_shape() {
         let mut gtp = common::Engine::spawn(&["--model", net.to_str().unwrap()]);
         gtp.ok(&format!("rectangular_boardsize {w} {h}"));
         gtp.ok("komi 7");
+        gtp.ok("kata-set-rules chinese");
         for (c, v) in stones {
             gtp.ok(&format!("play {c} {v}"));
         }
@@ -774,7 +656,7 @@ fn human_policy_is_the_human_nets() {
     q["rules"] = json!("chinese");
     q["komi"] = json!(7);
     q["includePolicy"] = json!(true);
-    q["overrideSettings"] = json!({"humanSLProfile": "rank_5k"});
+    q["overrideSettings"] = json!({"humanSLProfile": "rank_5k", "ignorePreRootHistory": false});
     e.send(&q);
     let r = e.until(|v| is_final(v, "h")).pop().unwrap();
     let human_policy: Vec<f64> = r["humanPolicy"]
@@ -802,6 +684,7 @@ fn human_policy_is_the_human_nets() {
     ]);
     gtp.ok("boardsize 9");
     gtp.ok("komi 7");
+    gtp.ok("kata-set-rules chinese");
     for (c, v) in moves {
         gtp.ok(&format!("play {c} {v}"));
     }

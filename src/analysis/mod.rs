@@ -27,6 +27,9 @@ pub mod katago_config;
 pub mod query;
 pub mod response;
 pub mod settings;
+pub mod symmetry;
+
+use symmetry::RootSymmetries;
 
 use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
@@ -131,6 +134,22 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// The config's name as KataGo's messages give it: the path of its (last)
+/// `-config` file, and " and/or command-line and query overrides" after it
+/// when `-override-config` was given.
+fn config_file(options: &Options) -> String {
+    let path = options
+        .configs
+        .last()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    if options.overrides.is_empty() {
+        path
+    } else {
+        format!("{path} and/or command-line and query overrides")
+    }
+}
+
 /// Loads the config and the nets, says [`READY`] on stderr, then serves
 /// stdin until its end.
 ///
@@ -147,7 +166,9 @@ pub fn run(options: &Options) -> Result<(), String> {
             .apply_overrides(text)
             .map_err(|e| format!("-override-config: {e}"))?;
     }
-    let mut settings = EngineSettings::from_config(&config).map_err(|e| format!("config: {e}"))?;
+    let mut settings = EngineSettings::from_config(&config, &config_file(options))
+        .map_err(|e| format!("config: {e}"))?;
+    settings.config_file = config_file(options);
     if options.analysis_threads.is_some() && config.values.contains_key("numAnalysisThreads") {
         return Err(
             "numAnalysisThreads is in the config: -analysis-threads may not repeat it".into(),
@@ -675,6 +696,15 @@ impl Worker {
             self.evaluator.set_metadata(profile);
             self.profile = profile;
         }
+        // KataGo's ignorePreRootHistory: the root with no history, a node
+        // below it (movesOwnership) with the moves since the root.
+        let floor = q
+            .settings
+            .ignore_pre_root_history
+            .then(|| game.turns().len());
+        self.engine
+            .set_ignore_pre_root_history(q.settings.ignore_pre_root_history);
+        self.evaluator.set_history_floor(floor);
         let mut root = NetEval::new();
         let root_ok = self
             .evaluator
@@ -684,13 +714,20 @@ impl Worker {
         let human_ok = match (&mut self.human, profile) {
             (Some(h), Some(p)) => {
                 h.set_metadata(Some(p));
+                h.set_history_floor(floor);
                 h.evaluate(&game, 0, KATAGO_GTP_POLICY_OPTIMISM, &mut human_eval)
                     .is_ok()
             }
             _ => false,
         };
         let hashes = response::position_hashes(game.board(), to_move);
-        let excluded = q.excluded(to_move);
+        let mut excluded = q.excluded(to_move);
+        let symmetries = if q.settings.root_symmetry_pruning {
+            RootSymmetries::of(&game, &excluded)
+        } else {
+            RootSymmetries::default()
+        };
+        excluded.extend(symmetries.duplicates());
         let limits = Limits {
             playouts: q.settings.max_visits,
             time: q.settings.max_time.map(crate::time::duration),
@@ -711,6 +748,7 @@ impl Worker {
                 human: human_ok.then_some(&human_eval),
                 moves_ownership: own,
                 hashes: hashes.clone(),
+                symmetries: &symmetries,
             };
             out.line(&response::analysis(&turn, report, during));
         };

@@ -8,10 +8,10 @@
 //! (boards 2 to 19 on each side, square or not), lists are as long as the line that holds them,
 //! and the turns to analyse are flags over the move list.
 
-use super::settings::{EngineSettings, SearchSettings};
+use super::settings::{EngineSettings, SearchSettings, KATAGO_SEARCH_KEYS};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
-use crate::go::rules::{HandicapBonus, KataGoFields, KoRule, Preset, Rules, Scoring};
+use crate::go::rules::{HandicapBonus, KataGoFields, KataGoNamedRules, Rules, Scoring};
 use crate::vertex::{parse_color, Vertex};
 use serde_json::{Map, Value};
 
@@ -99,6 +99,7 @@ pub struct Query {
     pub settings: SearchSettings,
     pub pv_len: usize,
     pub include_ownership: bool,
+    pub include_ownership_stdev: bool,
     pub include_moves_ownership: bool,
     pub include_policy: bool,
     pub include_pv_visits: bool,
@@ -484,7 +485,7 @@ impl Reader<'_> {
 
         let mut settings = cx.settings.search.clone();
         if let Some(v) = self.get("overrideSettings") {
-            self.override_settings(v, &mut settings, warnings)?;
+            self.override_settings(v, &mut settings, &cx.settings.config_file, warnings)?;
         }
         if cx.net_needs_profile && settings.human_profile.is_none() {
             return Err(self.fault(
@@ -539,11 +540,7 @@ impl Reader<'_> {
             }
         }
         let include_moves_ownership = self.flag("includeMovesOwnership")?;
-        for field in [
-            "includeMovesOwnershipStdev",
-            "includeOwnershipStdev",
-            "includeNoResultValue",
-        ] {
+        for field in ["includeMovesOwnershipStdev", "includeNoResultValue"] {
             if self.flag(field)? {
                 self.warn(
                     warnings,
@@ -553,6 +550,7 @@ impl Reader<'_> {
             }
         }
         let include_ownership = self.flag("includeOwnership")?;
+        let include_ownership_stdev = self.flag("includeOwnershipStdev")?;
         let include_policy = self.flag("includePolicy")?;
         let include_pv_visits = self.flag("includePVVisits")?;
         let seconds = "Must be number of seconds from 0.001 to 1000000.0";
@@ -614,6 +612,7 @@ impl Reader<'_> {
             settings,
             pv_len,
             include_ownership,
+            include_ownership_stdev,
             include_moves_ownership,
             include_policy,
             include_pv_visits,
@@ -711,36 +710,46 @@ impl Reader<'_> {
         Ok((rules, komi))
     }
 
+    /// `overrideSettings`; `config_file` is the config as KataGo's messages
+    /// name it.
     fn override_settings(
         &self,
         v: &Value,
         settings: &mut SearchSettings,
+        config_file: &str,
         warnings: &mut Vec<Warning>,
     ) -> Result<(), Fault> {
         let Value::Object(o) = v else {
             return Err(self.fault("overrideSettings", "Must be an object"));
         };
-        let mut unused = Vec::new();
+        let mut unknown = Vec::new();
         for (key, value) in o {
             let text = match value {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
             let used = settings.apply(key, &text).map_err(|e| {
-                self.fault("overrideSettings", format!("Could not set settings: {e}"))
+                let file = if config_file.ends_with(" query overrides") {
+                    config_file.to_string()
+                } else {
+                    format!("{config_file} and/or command-line and query overrides")
+                };
+                self.fault(
+                    "overrideSettings",
+                    format!("Could not set settings: {}", e.describe(&file)),
+                )
             })?;
-            if !used {
-                unused.push(key.as_str());
+            // KataGo's own parameters that tengen's search has no use for are
+            // accepted silently, as KataGo accepts them.
+            if !used && !KATAGO_SEARCH_KEYS.contains(&key.as_str()) {
+                unknown.push(key.as_str());
             }
         }
-        if !unused.is_empty() {
+        if !unknown.is_empty() {
             self.warn(
                 warnings,
                 "overrideSettings",
-                format!(
-                    "Settings tengen does not use (ignored): {}",
-                    unused.join(",")
-                ),
+                format!("Unknown config params: {}", unknown.join(",")),
             );
         }
         Ok(())
@@ -849,41 +858,27 @@ fn handicap_stones(stones: &[(Point, Color)]) -> bool {
     crate::go::handicap::count_katago(count(Color::Black), count(Color::White), 0) > 0
 }
 
-/// A rule-set name as KataGo's clients send it, read by tengen's presets
-/// (each with KataGo's handicap bonus and friendly pass; note that tengen's
-/// `chinese` is positional superko, KataGo's simple ko), and KataGo's
-/// `stone-scoring` and `ancient-*` names; with the default komi, and the
-/// parts tengen does not play (their tax).
+/// A rule-set name as KataGo reads it ([`KataGoNamedRules`]: its presets,
+/// where `chinese` is simple ko) or KataGo's compact form; with KataGo's komi
+/// for it, and the parts tengen does not play (a tax, the button).
 fn rules_name(name: &str) -> Option<(Rules, f64, Vec<String>)> {
-    let t: String = name
-        .trim()
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !matches!(c, '-' | '_' | ' '))
-        .collect();
-    let tax_all = || vec!["tax ALL".to_string()];
-    match t.as_str() {
-        "stonescoring" | "ancientarea" => {
-            let rules = Rules {
-                ko: KoRule::Simple,
-                handicap_bonus: HandicapBonus::Zero,
-                ..Preset::Chinese.rules()
-            };
-            Some((rules, 7.5, tax_all()))
+    if let Some(named) = KataGoNamedRules::from_name(name) {
+        let mut ignored = Vec::new();
+        if named.tax_all {
+            ignored.push("tax ALL".to_string());
         }
-        "ancientterritory" => Some((Preset::Japanese.rules(), 6.5, tax_all())),
-        _ => Preset::from_name(name)
-            .map(|p| (p.rules(), p.default_komi(), Vec::new()))
-            .or_else(|| {
-                let r = Rules::from_katago_compact(name).ok()?;
-                let komi = if r.scoring == Scoring::Territory {
-                    6.5
-                } else {
-                    7.5
-                };
-                Some((r, komi, Vec::new()))
-            }),
+        if named.button {
+            ignored.push("the button".to_string());
+        }
+        return Some((named.rules, named.komi, ignored));
     }
+    let r = Rules::from_katago_compact(name).ok()?;
+    let komi = if r.scoring == Scoring::Territory {
+        6.5
+    } else {
+        7.5
+    };
+    Some((r, komi, Vec::new()))
 }
 
 /// KataGo's JSON rules, read by [`KataGoFields`] (Tromp-Taylor unless keys
@@ -939,6 +934,7 @@ fn rules_object(o: &Map<String, Value>) -> Result<(Rules, f64, Vec<String>), Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::rules::{KoRule, Preset};
 
     fn cx(settings: &EngineSettings) -> Context<'_> {
         Context {
@@ -986,11 +982,23 @@ mod tests {
         let g = q.game_at(2);
         assert_eq!(g.to_move(), Color::Black);
         assert_eq!(g.board().num_empty(), 79);
+        // KataGo's own parameters pass without a word; others get KataGo's warning.
         let (_, w) = run(&format!(
             r#"{{{BASE},"moves":[],"overrideSettings":{{"wideRootNoise":0.04}},"typo":1}}"#
         ));
         let fields: Vec<&str> = w.iter().map(|w| w.field.as_str()).collect();
-        assert_eq!(fields, ["overrideSettings", "typo"]);
+        assert_eq!(fields, ["typo"]);
+        let (_, w) = run(&format!(
+            r#"{{{BASE},"moves":[],"overrideSettings":{{"wideRootNoise":0.04,"zeta":1,"alpha":2}}}}"#
+        ));
+        let texts: Vec<(&str, &str)> = w
+            .iter()
+            .map(|w| (w.field.as_str(), w.message.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            [("overrideSettings", "Unknown config params: alpha,zeta")]
+        );
     }
 
     #[test]

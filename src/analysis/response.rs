@@ -13,6 +13,7 @@
 //! the values differ from KataGo's).
 
 use super::query::{Fault, Query, Warning};
+use super::symmetry::RootSymmetries;
 use crate::engine::{MoveInfo, Report};
 use crate::go::board::{Board, Color, Geometry, Move};
 use crate::nn::NetEval;
@@ -35,6 +36,9 @@ pub struct Turn<'a> {
     pub moves_ownership: &'a [(Move, Vec<f32>)],
     /// [`position_hashes`] of the root.
     pub hashes: (String, String),
+    /// The root's symmetries: each searched move is listed again for each
+    /// of its images.
+    pub symmetries: &'a RootSymmetries,
 }
 
 #[derive(Serialize)]
@@ -47,6 +51,8 @@ struct Analysis {
     root_info: RootInfo,
     #[serde(skip_serializing_if = "Option::is_none")]
     ownership: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ownership_stdev: Option<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     policy: Option<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -82,6 +88,8 @@ struct MoveInfoJson {
     pv_edge_visits: Option<Vec<u64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ownership: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_symmetry_of: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -164,12 +172,30 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         let black = t.moves_ownership.iter().find(|(m, _)| *m == mv)?;
         Some(ownership_for(&black.1, view == Color::Black))
     };
-    let move_infos = report
-        .moves
+    // KataGo's listing under root symmetry pruning: each move, then its
+    // images not listed yet and not avoided, as copies.
+    let avoided = q.excluded(t.to_move);
+    let mut listed: Vec<Move> = Vec::with_capacity(report.moves.len());
+    let mut entries: Vec<(&MoveInfo, u8)> = Vec::with_capacity(report.moves.len());
+    for m in &report.moves {
+        for &s in t.symmetries.symmetries() {
+            let image = t.symmetries.image(s, m.mv);
+            let is_avoided = matches!(image, Move::Play(p) if avoided.contains(&p));
+            if listed.contains(&image) || (s != 0 && is_avoided) {
+                continue;
+            }
+            listed.push(image);
+            entries.push((m, s));
+        }
+    }
+    if t.symmetries.symmetries().is_empty() {
+        entries.extend(report.moves.iter().map(|m| (m, 0)));
+    }
+    let move_infos = entries
         .iter()
         .enumerate()
-        .map(|(order, m)| {
-            move_info(
+        .map(|(order, &(m, s))| {
+            let mut info = move_info(
                 m,
                 order,
                 q,
@@ -178,7 +204,14 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
                 &signed,
                 &human_prior,
                 &moves_ownership,
-            )
+            );
+            if s != 0 {
+                let image = |mv: Move| format_move(t.symmetries.image(s, mv), geometry);
+                info.is_symmetry_of = Some(info.mv.clone());
+                info.mv = image(m.mv);
+                info.pv = m.pv[..info.pv.len()].iter().map(|&mv| image(mv)).collect();
+            }
+            info
         })
         .collect();
     let root_info = RootInfo {
@@ -209,6 +242,14 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
             )
         }
     });
+    let ownership_stdev = q.include_ownership_stdev.then(|| {
+        let area = t.board.geometry().area();
+        if report.ownership_stdev.len() == area {
+            report.ownership_stdev.iter().map(|&s| round8(s)).collect()
+        } else {
+            vec![0.0; area]
+        }
+    });
     let policy = |e: &NetEval| -> Vec<f64> {
         e.policy
             .iter()
@@ -229,6 +270,7 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         move_infos,
         root_info,
         ownership,
+        ownership_stdev,
         policy: if q.include_policy {
             t.root.map(policy)
         } else {
@@ -300,6 +342,7 @@ fn move_info(
         pv_edge_visits: pv_visits.clone(),
         pv_visits,
         ownership: moves_ownership(m.mv),
+        is_symmetry_of: None,
     }
 }
 

@@ -39,6 +39,159 @@ impl Perspective {
     }
 }
 
+/// A setting KataGo's config parser refuses, in its words: a value out of
+/// range or unreadable, whose message KataGo ends with the config file it
+/// read (`… in config file F`), or an unknown choice, whose message it does
+/// not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingError {
+    pub message: String,
+    pub names_file: bool,
+}
+
+impl SettingError {
+    fn in_file(message: String) -> SettingError {
+        SettingError {
+            message,
+            names_file: true,
+        }
+    }
+
+    fn plain(message: String) -> SettingError {
+        SettingError {
+            message,
+            names_file: false,
+        }
+    }
+
+    /// The message as KataGo words it when reading `file` (a path, or for a
+    /// query's `overrideSettings` KataGo's "PATH and/or command-line and
+    /// query overrides").
+    pub fn describe(&self, file: &str) -> String {
+        if self.names_file {
+            format!("{} in config file {file}", self.message)
+        } else {
+            self.message.clone()
+        }
+    }
+}
+
+/// The search parameters KataGo's analysis engine reads from its config and
+/// from a query's `overrideSettings` (`Setup::loadSingleParams` and
+/// `reportAnalysisWinratesAs`, v1.17.2). A key outside this list gets
+/// KataGo's warning "Unknown config params"; a key in it that tengen does
+/// not use is accepted without one, as KataGo accepts it.
+pub const KATAGO_SEARCH_KEYS: &[&str] = &[
+    "alwaysComputePassAliveUnderSuicideRules",
+    "antiMirror",
+    "avoidRepeatedPatternUtility",
+    "chosenMovePrune",
+    "chosenMoveSubtract",
+    "chosenMoveTemperature",
+    "chosenMoveTemperatureEarly",
+    "chosenMoveTemperatureHalflife",
+    "chosenMoveTemperatureOnlyBelowProb",
+    "conservativePass",
+    "cpuctExploration",
+    "cpuctExplorationBase",
+    "cpuctExplorationLog",
+    "cpuctUtilityStdevPrior",
+    "cpuctUtilityStdevPriorWeight",
+    "cpuctUtilityStdevScale",
+    "drawEquivalentWinsForWhite",
+    "dynamicScoreCenterScale",
+    "dynamicScoreCenterZeroWeight",
+    "dynamicScoreUtilityFactor",
+    "enableMorePassingHacks",
+    "enablePassingHacks",
+    "endgameTurnTimeDecay",
+    "evalCacheMinVisits",
+    "fillDameBeforePass",
+    "fpuLossProp",
+    "fpuParentWeight",
+    "fpuParentWeightByVisitedPolicy",
+    "fpuParentWeightByVisitedPolicyPow",
+    "fpuReductionMax",
+    "futileVisitsThreshold",
+    "graphSearchCatchUpLeakProb",
+    "graphSearchCatchUpProp",
+    "graphSearchRepBound",
+    "humanSLChosenMoveIgnorePass",
+    "humanSLChosenMovePiklLambda",
+    "humanSLChosenMoveProp",
+    "humanSLCpuctExploration",
+    "humanSLCpuctPermanent",
+    "humanSLOppExploreProbWeightful",
+    "humanSLOppExploreProbWeightless",
+    "humanSLPlaExploreProbWeightful",
+    "humanSLPlaExploreProbWeightless",
+    "humanSLProfile",
+    "humanSLRootExploreProbWeightful",
+    "humanSLRootExploreProbWeightless",
+    "ignoreAllHistory",
+    "ignorePreRootHistory",
+    "lagBuffer",
+    "lcbStdevs",
+    "maxPlayouts",
+    "maxPlayoutsPondering",
+    "maxTime",
+    "maxTimePondering",
+    "maxVisits",
+    "maxVisitsPondering",
+    "midgameTimeFactor",
+    "midgameTurnPeakTime",
+    "minPlayoutsPerThread",
+    "minVisitPropForLCB",
+    "nnPolicyTemperature",
+    "noResultUtilityForWhite",
+    "nodeTableShardsPowerOfTwo",
+    "noisePruneUtilityScale",
+    "noisePruningCap",
+    "numBots",
+    "numSearchThreads",
+    "numVirtualLossesPerThread",
+    "obviousMovesPolicyEntropyTolerance",
+    "obviousMovesPolicySurpriseTolerance",
+    "obviousMovesTimeFactor",
+    "overallocateTimeFactor",
+    "playoutDoublingAdvantage",
+    "playoutDoublingAdvantagePla",
+    "policyOptimism",
+    "reportAnalysisWinratesAs",
+    "rootDesiredPerChildVisitsCoeff",
+    "rootDirichletNoiseTotalConcentration",
+    "rootDirichletNoiseWeight",
+    "rootEndingBonusPoints",
+    "rootFpuLossProp",
+    "rootFpuReductionMax",
+    "rootNoiseEnabled",
+    "rootNumSymmetriesToSample",
+    "rootPolicyOptimism",
+    "rootPolicyTemperature",
+    "rootPolicyTemperatureEarly",
+    "rootPruneUselessMoves",
+    "rootSymmetryPruning",
+    "searchFactorAfterOnePass",
+    "searchFactorAfterTwoPass",
+    "staticScoreUtilityFactor",
+    "subtreeValueBiasFactor",
+    "subtreeValueBiasFreeProp",
+    "subtreeValueBiasWeightExponent",
+    "treeReuseCarryOverTimeFactor",
+    "uncertaintyCoeff",
+    "uncertaintyExponent",
+    "uncertaintyMaxWeight",
+    "useEvalCache",
+    "useGraphSearch",
+    "useLcbForSelection",
+    "useNoisePruning",
+    "useNonBuggyLcb",
+    "useUncertainty",
+    "valueWeightExponent",
+    "wideRootNoise",
+    "winLossUtilityFactor",
+];
+
 /// The settings of one query's search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchSettings {
@@ -52,6 +205,12 @@ pub struct SearchSettings {
     /// `humanSLProfile`: its name (empty for none) and its metadata.
     pub human_profile_name: String,
     pub human_profile: Option<SgfMetadata>,
+    /// `ignorePreRootHistory`: the net is not shown the moves before the
+    /// analysed position (KataGo's analysis engine's default, true).
+    pub ignore_pre_root_history: bool,
+    /// `rootSymmetryPruning`: search one of each set of moves a symmetry of
+    /// the position makes equal ([`super::symmetry`]; KataGo's default, true).
+    pub root_symmetry_pruning: bool,
 }
 
 impl Default for SearchSettings {
@@ -62,6 +221,8 @@ impl Default for SearchSettings {
             perspective: Perspective::SideToMove,
             human_profile_name: String::new(),
             human_profile: None,
+            ignore_pre_root_history: true,
+            root_symmetry_pruning: true,
         }
     }
 }
@@ -70,8 +231,8 @@ impl SearchSettings {
     /// Applies one key; `Ok(false)` when the key is not a search setting.
     ///
     /// # Errors
-    /// A value out of range or unreadable, in KataGo's words where it has them.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<bool, String> {
+    /// A value out of range or unreadable, in KataGo's words.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<bool, SettingError> {
         match key {
             "maxVisits" | "maxPlayouts" => {
                 let v = integer(key, value, 1, MAX_VISITS as i64)? as u64;
@@ -95,15 +256,21 @@ impl SearchSettings {
                     "w" | "white" => Perspective::White,
                     "sidetomove" => Perspective::SideToMove,
                     _ => {
-                        return Err(format!(
+                        return Err(SettingError::plain(format!(
                             "Could not parse config value for reportAnalysisWinratesAs: {value}"
-                        ))
+                        )))
                     }
                 };
             }
+            "ignorePreRootHistory" => {
+                self.ignore_pre_root_history = boolean(key, value)?;
+            }
+            "rootSymmetryPruning" => {
+                self.root_symmetry_pruning = boolean(key, value)?;
+            }
             "humanSLProfile" => {
-                let profile =
-                    SgfMetadata::profile(value).map_err(|e| format!("humanSLProfile: {e}"))?;
+                let profile = SgfMetadata::profile(value)
+                    .map_err(|e| SettingError::plain(format!("humanSLProfile: {e}")))?;
                 self.human_profile_name = value.to_string();
                 self.human_profile = profile;
             }
@@ -131,6 +298,8 @@ pub struct EngineSettings {
     pub search: SearchSettings,
     /// Keys of the configuration tengen does not use, in order.
     pub unused: Vec<String>,
+    /// The config as KataGo's messages name it (its path).
+    pub config_file: String,
 }
 
 impl Default for EngineSettings {
@@ -143,6 +312,7 @@ impl Default for EngineSettings {
             default_rules: None,
             search: SearchSettings::default(),
             unused: Vec::new(),
+            config_file: String::new(),
         }
     }
 }
@@ -151,8 +321,13 @@ impl EngineSettings {
     /// The settings `config` gives.
     ///
     /// # Errors
-    /// A value out of range or unreadable; the message names the key.
-    pub fn from_config(config: &KataGoConfig) -> Result<EngineSettings, String> {
+    /// A value out of range or unreadable, in KataGo's words, naming `file`
+    /// (the config's path, as KataGo names it in its messages).
+    pub fn from_config(config: &KataGoConfig, file: &str) -> Result<EngineSettings, String> {
+        EngineSettings::read(config).map_err(|e| e.describe(file))
+    }
+
+    fn read(config: &KataGoConfig) -> Result<EngineSettings, SettingError> {
         let mut s = EngineSettings::default();
         for (key, value) in &config.values {
             let used = match key.as_str() {
@@ -188,32 +363,78 @@ impl EngineSettings {
     }
 }
 
-/// A whole number in `min..=max`.
-fn integer(key: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
-    match value.trim().parse::<i64>() {
-        Ok(v) if (min..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "{key} must be an integer from {min} to {max}, not '{value}'"
-        )),
+/// A whole number in `min..=max` (KataGo's `getInt64`).
+fn integer(key: &str, value: &str, min: i64, max: i64) -> Result<i64, SettingError> {
+    let v = value.trim().parse::<i64>().map_err(|_| {
+        SettingError::in_file(format!(
+            "Could not parse '{value}' as int64_t for key '{key}'"
+        ))
+    })?;
+    if !(min..=max).contains(&v) {
+        return Err(SettingError::in_file(format!(
+            "Key '{key}' must be in the range {min} to {max}"
+        )));
     }
+    Ok(v)
 }
 
-/// A finite number in `min..=max`.
-fn number(key: &str, value: &str, min: f64, max: f64) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (min..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "{key} must be a number from {min} to {max}, not '{value}'"
-        )),
+/// A finite number in `min..=max` (KataGo's `getDouble`).
+fn number(key: &str, value: &str, min: f64, max: f64) -> Result<f64, SettingError> {
+    let v = value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            SettingError::in_file(format!(
+                "Could not parse '{value}' as double for key '{key}'"
+            ))
+        })?;
+    if !(min..=max).contains(&v) {
+        return Err(SettingError::in_file(format!(
+            "Key '{key}' must be in the range {} to {}",
+            cpp_double(min),
+            cpp_double(max)
+        )));
+    }
+    Ok(v)
+}
+
+/// `x` as C++'s `ostream << double` writes it (KataGo's
+/// `Global::doubleToString`): `%g` with 6 significant digits, so `0`,
+/// `0.001`, `1e+20`.
+fn cpp_double(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    let trim = |t: String| {
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    };
+    if (-4..6).contains(&exponent) {
+        let decimals = (5 - exponent).max(0) as usize;
+        trim(format!("{x:.decimals$}"))
+    } else {
+        let scientific = format!("{x:.5e}");
+        let (mantissa, exp) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa.to_string()), exp.abs())
     }
 }
 
 /// `true` or `false` (any case), as KataGo reads booleans.
-fn boolean(key: &str, value: &str) -> Result<bool, String> {
+fn boolean(key: &str, value: &str) -> Result<bool, SettingError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "t" | "1" | "yes" | "y" => Ok(true),
         "false" | "f" | "0" | "no" | "n" => Ok(false),
-        _ => Err(format!("{key} must be true or false, not '{value}'")),
+        _ => Err(SettingError::in_file(format!(
+            "Could not parse '{value}' as bool for key '{key}'"
+        ))),
     }
 }
 
@@ -242,7 +463,7 @@ mod tests {
             ("nnCacheSizePowerOfTwo", "20"),
             ("homeDataDir", "~/.katrain"),
         ]);
-        let s = EngineSettings::from_config(&c).unwrap();
+        let s = EngineSettings::from_config(&c, "test.cfg").unwrap();
         assert_eq!(s.search.perspective, Perspective::Black);
         assert_eq!(s.search.max_visits, Some(500));
         assert_eq!((s.analysis_threads, s.search_threads), (12, 8));
@@ -269,9 +490,33 @@ mod tests {
             ("humanSLProfile", "rank_99k"),
             ("warnUnusedFields", "maybe"),
         ] {
-            let e = EngineSettings::from_config(&config(&[(k, v)])).unwrap_err();
+            let e = EngineSettings::from_config(&config(&[(k, v)]), "test.cfg").unwrap_err();
             assert!(e.contains(k), "{k}={v}: {e}");
         }
+        // KataGo's words (`ConfigParser`), the file named where KataGo names it.
+        let words = |k: &str, v: &str| {
+            EngineSettings::from_config(&config(&[(k, v)]), "test.cfg").unwrap_err()
+        };
+        assert_eq!(
+            words("maxTime", "-1"),
+            "Key 'maxTime' must be in the range 0 to 1e+20 in config file test.cfg"
+        );
+        assert_eq!(
+            words("maxVisits", "0"),
+            "Key 'maxVisits' must be in the range 1 to 1125899906842624 in config file test.cfg"
+        );
+        assert_eq!(
+            words("maxTime", "soon"),
+            "Could not parse 'soon' as double for key 'maxTime' in config file test.cfg"
+        );
+        assert_eq!(
+            words("warnUnusedFields", "maybe"),
+            "Could not parse 'maybe' as bool for key 'warnUnusedFields' in config file test.cfg"
+        );
+        assert_eq!(
+            words("reportAnalysisWinratesAs", "RED"),
+            "Could not parse config value for reportAnalysisWinratesAs: RED"
+        );
         let mut s = SearchSettings::default();
         assert!(s.apply("maxPlayouts", "100").unwrap());
         assert!(s.apply("maxVisits", "50").unwrap());
@@ -283,9 +528,27 @@ mod tests {
     }
 
     #[test]
+    fn doubles_are_written_as_cpp_writes_them() {
+        for (x, text) in [
+            (0.0, "0"),
+            (1e20, "1e+20"),
+            (0.001, "0.001"),
+            (1e6, "1e+06"),
+            (100000.0, "100000"),
+            (2.0, "2"),
+            (0.01, "0.01"),
+            (-400.0, "-400"),
+            (1.5e-5, "1.5e-05"),
+            (123456.7, "123457"),
+        ] {
+            assert_eq!(cpp_double(x), text, "{x}");
+        }
+    }
+
+    #[test]
     fn the_per_analysis_thread_name_sets_the_search_threads() {
         let c = config(&[("numSearchThreadsPerAnalysisThread", "3")]);
-        let s = EngineSettings::from_config(&c).unwrap();
+        let s = EngineSettings::from_config(&c, "test.cfg").unwrap();
         assert_eq!(s.search_threads, 3);
         assert!(s.unused.is_empty(), "{:?}", s.unused);
     }

@@ -14,6 +14,8 @@
 mod analysis_engine;
 #[path = "analysis_fuzz.rs"]
 mod analysis_fuzz;
+#[path = "analysis_katago.rs"]
+mod analysis_katago;
 #[path = "analysis_katagoanal.rs"]
 mod analysis_katagoanal;
 #[path = "gtp_analysis.rs"]

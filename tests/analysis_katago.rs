@@ -49,20 +49,12 @@ const OWNERSHIP_MEAN_TOLERANCE: f64 = 0.10;
 
 /// The differences tengen keeps on purpose, by query id: (id, kind, why).
 /// Everything else must be as KataGo answers.
-const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
-    (
-        "bad-turns-huge",
-        "error",
-        "KataGo reads analyzeTurns as 32-bit integers and names 4000000000 as \
+const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[(
+    "bad-turns-huge",
+    "error",
+    "KataGo reads analyzeTurns as 32-bit integers and names 4000000000 as \
          -294967296; tengen names the number sent",
-    ),
-    (
-        "temperature",
-        "warning",
-        "tengen's search does not apply rootPolicyTemperature and says so; \
-         KataGo applies it silently",
-    ),
-];
+)];
 
 fn known_difference(responses: &[Value], kind: &str) -> bool {
     let id = responses.iter().find_map(|v| v["id"].as_str());

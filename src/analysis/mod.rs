@@ -702,8 +702,10 @@ impl Worker {
             .settings
             .ignore_pre_root_history
             .then(|| game.turns().len());
-        self.engine
-            .set_ignore_pre_root_history(q.settings.ignore_pre_root_history);
+        self.engine.set_root_options(
+            q.settings.ignore_pre_root_history,
+            q.settings.root_policy_temperature as f32,
+        );
         self.evaluator.set_history_floor(floor);
         let mut root = NetEval::new();
         let root_ok = self

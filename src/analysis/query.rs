@@ -531,13 +531,7 @@ impl Reader<'_> {
                 100.0,
                 "Must be a number from 0.01 to 100.0",
             )?;
-            if t != 1.0 {
-                self.warn(
-                    warnings,
-                    "rootPolicyTemperature",
-                    "tengen ignores rootPolicyTemperature: the root's priors are the net's policy",
-                );
-            }
+            settings.root_policy_temperature = t;
         }
         let include_moves_ownership = self.flag("includeMovesOwnership")?;
         for field in ["includeMovesOwnershipStdev", "includeNoResultValue"] {

@@ -211,6 +211,9 @@ pub struct SearchSettings {
     /// `rootSymmetryPruning`: search one of each set of moves a symmetry of
     /// the position makes equal ([`super::symmetry`]; KataGo's default, true).
     pub root_symmetry_pruning: bool,
+    /// `rootPolicyTemperature` (also a query field): the root's priors are
+    /// the policy raised to 1/T and renormalised.
+    pub root_policy_temperature: f64,
 }
 
 impl Default for SearchSettings {
@@ -223,6 +226,7 @@ impl Default for SearchSettings {
             human_profile: None,
             ignore_pre_root_history: true,
             root_symmetry_pruning: true,
+            root_policy_temperature: 1.0,
         }
     }
 }
@@ -264,6 +268,9 @@ impl SearchSettings {
             }
             "ignorePreRootHistory" => {
                 self.ignore_pre_root_history = boolean(key, value)?;
+            }
+            "rootPolicyTemperature" => {
+                self.root_policy_temperature = number(key, value, 0.01, 100.0)?;
             }
             "rootSymmetryPruning" => {
                 self.root_symmetry_pruning = boolean(key, value)?;

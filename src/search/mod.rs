@@ -146,6 +146,10 @@ pub struct SearchConfig {
     /// depend on how it was reached. KataGo's analysis engine does this by
     /// default, its GTP engine does not; so here.
     pub ignore_pre_root_history: bool,
+    /// KataGo's `rootPolicyTemperature`: the root's priors are the net's
+    /// policy raised to `1 / T` and renormalised (above 1 flatter, so the
+    /// search looks wider at the root). 1 leaves them as they are.
+    pub root_policy_temperature: f32,
 }
 
 impl Default for SearchConfig {
@@ -171,6 +175,7 @@ impl Default for SearchConfig {
             human_profile: None,
             level: Level::Max,
             ignore_pre_root_history: false,
+            root_policy_temperature: 1.0,
         }
     }
 }
@@ -290,9 +295,12 @@ impl MctsEngine {
         &self.config
     }
 
-    /// Sets [`SearchConfig::ignore_pre_root_history`] for the next searches.
-    pub fn set_ignore_pre_root_history(&mut self, on: bool) {
-        self.config.ignore_pre_root_history = on;
+    /// Sets [`SearchConfig::ignore_pre_root_history`] and
+    /// [`SearchConfig::root_policy_temperature`] for the next searches (the
+    /// analysis engine's per-query settings).
+    pub fn set_root_options(&mut self, ignore_pre_root_history: bool, policy_temperature: f32) {
+        self.config.ignore_pre_root_history = ignore_pre_root_history;
+        self.config.root_policy_temperature = policy_temperature;
     }
 
     /// Whether a network evaluates the leaves (on boards it takes).

@@ -34,6 +34,8 @@ struct Pending {
     key: u64,
     /// What its value is centred and scaled on.
     center: f64,
+    /// The leaf is the root (its priors take the root's temperature).
+    at_root: bool,
 }
 
 /// See the module documentation.
@@ -143,6 +145,29 @@ fn fill(
         wins: policy[area],
     };
     out.has_priors = true;
+}
+
+/// Raises the priors of `out` to `1 / temperature` and renormalises them
+/// (KataGo's `rootPolicyTemperature`); nothing at temperature 1.
+fn apply_temperature(out: &mut LeafEval, board: &Board, temperature: f32) {
+    if temperature == 1.0 || temperature.is_nan() || temperature <= 0.0 {
+        return;
+    }
+    let exponent = 1.0 / temperature;
+    let mut total = 0.0;
+    for p in board.geometry().points() {
+        let w = &mut out.priors[p.index()].wins;
+        *w = w.max(0.0).powf(exponent);
+        total += *w;
+    }
+    out.pass_prior.wins = out.pass_prior.wins.max(0.0).powf(exponent);
+    total += out.pass_prior.wins;
+    if total > 0.0 {
+        for p in board.geometry().points() {
+            out.priors[p.index()].wins /= total;
+        }
+        out.pass_prior.wins /= total;
+    }
 }
 
 /// A leaf worth nothing to either side (the net could not judge it).
@@ -289,17 +314,23 @@ impl LeafEvaluator for NetworkLeaves {
         // Every leaf of a batch descends from the one root: one floor.
         self.evaluator.set_history_floor(floor);
         let key = net_input_key(leaf.key, game, floor);
+        let at_root = leaf.path.is_empty();
         let cached = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership);
         match cached {
-            Some(v) => fill(
-                out,
-                game.board(),
-                v,
-                &self.policy,
-                &self.ownership,
-                root.score_center,
-                cfg,
-            ),
+            Some(v) => {
+                fill(
+                    out,
+                    game.board(),
+                    v,
+                    &self.policy,
+                    &self.ownership,
+                    root.score_center,
+                    cfg,
+                );
+                if at_root {
+                    apply_temperature(out, game.board(), cfg.root_policy_temperature);
+                }
+            }
             None => match self.pending.iter().find(|p| p.key == key) {
                 // Two descents of the batch reached one leaf: evaluate once.
                 Some(p) => self.duplicates.push((slot, p.slot)),
@@ -307,6 +338,7 @@ impl LeafEvaluator for NetworkLeaves {
                     slot,
                     key,
                     center: root.score_center,
+                    at_root,
                 }),
             },
         }
@@ -351,6 +383,13 @@ impl LeafEvaluator for NetworkLeaves {
                 p.center,
                 cfg,
             );
+            if p.at_root {
+                apply_temperature(
+                    &mut self.results[p.slot],
+                    self.games[p.slot].board(),
+                    cfg.root_policy_temperature,
+                );
+            }
         }
         self.pending.clear();
         for &(slot, source) in &self.duplicates {
@@ -389,5 +428,63 @@ impl LeafEvaluator for NetworkLeaves {
         let symmetry = self.symmetry();
         self.judge_uncached(root.game, symmetry, history_floor(root, cfg))
             .map_or(0.0, |v| v.black_score as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Geometry;
+
+    #[test]
+    fn the_root_temperature_reshapes_the_priors_and_keeps_their_sum() {
+        let board = Board::new(Geometry::new(3).unwrap());
+        let policy = [0.4, 0.2, 0.1, 0.1, 0.05, 0.05, 0.0, 0.0, 0.0];
+        let pass = 0.1;
+        let priors_at = |temperature: f32| {
+            let mut out = LeafEval::new();
+            for (p, &w) in board.geometry().points().zip(&policy) {
+                out.priors[p.index()] = Prior {
+                    visits: 0.0,
+                    wins: w,
+                };
+            }
+            out.pass_prior = Prior {
+                visits: 0.0,
+                wins: pass,
+            };
+            apply_temperature(&mut out, &board, temperature);
+            let mut all: Vec<f32> = board
+                .geometry()
+                .points()
+                .map(|p| out.priors[p.index()].wins)
+                .collect();
+            all.push(out.pass_prior.wins);
+            all
+        };
+        let mut original = policy.to_vec();
+        original.push(pass);
+        assert_eq!(priors_at(1.0), original);
+        for temperature in [0.5f32, 2.0, 5.0] {
+            // The slow twin: p^(1/T) / sum.
+            let raised: Vec<f64> = original
+                .iter()
+                .map(|&p| f64::from(p).powf(1.0 / f64::from(temperature)))
+                .collect();
+            let sum: f64 = raised.iter().sum();
+            let got = priors_at(temperature);
+            for (g, r) in got.iter().zip(&raised) {
+                assert!(
+                    (f64::from(*g) - r / sum).abs() < 1e-6,
+                    "T {temperature}: {got:?}"
+                );
+            }
+            let top = got[0];
+            if temperature > 1.0 {
+                assert!(top < 0.4, "flatter at T {temperature}");
+            } else {
+                assert!(top > 0.4, "sharper at T {temperature}");
+            }
+        }
     }
 }

@@ -369,6 +369,37 @@ impl Clock {
         }
     }
 
+    /// The most seconds `color`'s next move may take before its flag falls,
+    /// `None` when the clock sets no limit: what is left of main time and
+    /// every overtime period it may still use up (Japanese byo-yomi loses a
+    /// period for each one overrun; a Canadian period must hold its stones).
+    pub fn flag_limit(&self, color: crate::go::board::Color) -> Option<f64> {
+        let r = self.remaining[color.index()];
+        Some(match self.system {
+            TimeSystem::None => return None,
+            TimeSystem::Absolute { .. } => r.time,
+            TimeSystem::Fischer { max_per_move, .. } => {
+                max_per_move.map_or(r.time, |m| m.min(r.time))
+            }
+            TimeSystem::Canadian { period, stones, .. } => {
+                if r.count == 0 && stones > 0 {
+                    r.time + period
+                } else {
+                    r.time
+                }
+            }
+            TimeSystem::Byoyomi {
+                period, periods, ..
+            } => {
+                if r.count == 0 {
+                    r.time + period * f64::from(periods)
+                } else {
+                    r.time + period * f64::from(r.count - 1)
+                }
+            }
+        })
+    }
+
     /// Whether time `color` does not use for the next move is lost: in a
     /// byo-yomi period, or a Canadian period of one stone.
     pub fn use_or_lose(&self, color: crate::go::board::Color) -> bool {
@@ -499,6 +530,48 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_flag_falls_after_main_time_and_every_period() {
+        let byoyomi = TimeSystem::Byoyomi {
+            main: 10.0,
+            period: 3.0,
+            periods: 2,
+        };
+        let mut c = Clock::new(byoyomi);
+        assert_eq!(c.flag_limit(Color::Black), Some(16.0));
+        c.spend(Color::Black, Duration::from_secs_f64(12.0));
+        // 2 s into the first period, which a move in time restores.
+        assert_eq!(
+            c.remaining(Color::Black),
+            Remaining {
+                time: 3.0,
+                count: 2
+            }
+        );
+        assert_eq!(c.flag_limit(Color::Black), Some(6.0));
+        c.spend(Color::Black, Duration::from_secs_f64(4.0));
+        // One period overrun and lost: the last one left.
+        assert_eq!(
+            c.remaining(Color::Black),
+            Remaining {
+                time: 3.0,
+                count: 1
+            }
+        );
+        assert_eq!(c.flag_limit(Color::Black), Some(3.0));
+        assert_eq!(c.flag_limit(Color::White), Some(16.0));
+        let mut a = Clock::new(TimeSystem::Absolute { main: 5.0 });
+        a.spend(Color::White, Duration::from_secs_f64(2.0));
+        assert_eq!(a.flag_limit(Color::White), Some(3.0));
+        assert_eq!(Clock::new(TimeSystem::None).flag_limit(Color::Black), None);
+        let canadian = Clock::new(TimeSystem::Canadian {
+            main: 0.0,
+            period: 2.0,
+            stones: 1,
+        });
+        assert_eq!(canadian.flag_limit(Color::Black), Some(2.0));
     }
 
     #[test]

@@ -9,8 +9,10 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A fake engine: `genmove` answers the next word of `moves` (then `pass`;
-/// the list restarts on `clear_board`), where `CRASH` exits and `HANG`
-/// sleeps; `final_status_list dead` answers `dead`; `play` answers `play_answer`.
+/// the list restarts on `clear_board`), where `CRASH` exits, `HANG` sleeps
+/// and `SLOW` passes after 2 s; `final_status_list dead` answers `dead`;
+/// `play` answers `play_answer`. It lists the time commands (answering them
+/// `=`) and appends every line it reads to `<script>.log`.
 fn fake_engine(dir: &TempDir, moves: &str, dead: &str, play_answer: &str) -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let name = format!("fake-{}.sh", NEXT.fetch_add(1, Ordering::Relaxed));
@@ -18,9 +20,10 @@ fn fake_engine(dir: &TempDir, moves: &str, dead: &str, play_answer: &str) -> Str
         r#"all="{moves}"
 moves="$all"
 while IFS= read -r line; do
+  printf '%s\n' "$line" >> "$0.log"
   set -- $line
   case "$1" in
-    list_commands) printf '= protocol_version\nname\nversion\nlist_commands\nboardsize\nclear_board\nkomi\nplay\ngenmove\nfinal_status_list\nquit\n\n' ;;
+    list_commands) printf '= protocol_version\nname\nversion\nlist_commands\nboardsize\nclear_board\nkomi\nplay\ngenmove\nfinal_status_list\ntime_settings\nkgs-time_settings\ntime_left\nquit\n\n' ;;
     name) printf '= fake\n\n' ;;
     clear_board) moves="$all"; printf '= \n\n' ;;
     play) printf '{play_answer}' ;;
@@ -30,6 +33,7 @@ while IFS= read -r line; do
       case "$m" in
         CRASH) echo 'fake: crashing' >&2; exit 1 ;;
         HANG) sleep 30 ;;
+        SLOW) sleep 2; m=pass ;;
       esac
       printf '= %s\n\n' "$m" ;;
     final_status_list) printf '= {dead}\n\n' ;;
@@ -211,6 +215,64 @@ fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
     assert!(games[1].contains("B+T, B wins, 1 moves"), "{out}");
 }
 
+/// `--main-time` and `--byoyomi`: the engines are told the clock
+/// (`kgs-time_settings byoyomi`) and their time before each move
+/// (`time_left`, main time then periods); quick moves never lose; a move
+/// longer than main time, every period and the lag loses on time.
+#[test]
+fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
+    let dir = TempDir::new();
+    let slow = fake_engine(&dir, "A1 B1 SLOW", "", r"= \n\n");
+    let clock = [
+        "--games",
+        "1",
+        "--size",
+        "5",
+        "--main-time",
+        "0.2",
+        "--byoyomi",
+        "0.3",
+        "--periods",
+        "2",
+        "--lag",
+        "0.1",
+    ];
+    let out = run_match(&slow, &passer(&dir), &clock);
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains("W+T, B wins, 4 moves, A forfeits"),
+        "{out}"
+    );
+    assert!(
+        out.contains("0.2 s main time + 2 x 0.3 s byo-yomi"),
+        "{out}"
+    );
+    let log_of = |command: &str| {
+        let script = command.strip_prefix("sh ").unwrap();
+        std::fs::read_to_string(format!("{script}.log")).unwrap()
+    };
+    let log = log_of(&slow);
+    assert!(log.contains("kgs-time_settings byoyomi 0.2 0.3 2"), "{log}");
+    assert!(log.contains("time_left b 0 0"), "{log}");
+    // The quick engines never lose on time: two passers count the game.
+    let out = run_match(&passer(&dir), &passer(&dir), &clock);
+    assert!(game_lines(&out)[0].contains("W+"), "{out}");
+    assert!(!game_lines(&out)[0].contains("W+T"), "{out}");
+    // Absolute time is sent as time_settings M 0 0.
+    let mover = fake_engine(&dir, "A1", "", r"= \n\n");
+    run_match(
+        &mover,
+        &passer(&dir),
+        &["--games", "1", "--size", "5", "--main-time", "30"],
+    );
+    let log = log_of(&mover);
+    assert!(log.contains("time_settings 30 0 0"), "{log}");
+    assert!(
+        log.contains("time_left b 29 0") || log.contains("time_left b 30 0"),
+        "{log}"
+    );
+}
+
 #[test]
 fn refusing_a_legal_move_loses() {
     let dir = TempDir::new();
@@ -290,6 +352,22 @@ fn bad_options_are_refused_without_running_engines() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--size 30"));
     assert!(out.stdout.is_empty());
+    for bad in [
+        &["--byoyomi", "0"][..],
+        &["--byoyomi", "10", "--periods", "0"],
+        &["--main-time", "-5"],
+        &["--main-time", "60", "--time", "2"],
+        &["--periods", "5"],
+        &["--main-time", "60", "--lag", "nan"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["match", "--black", "false", "--white", "false"])
+            .args(bad)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(out.stdout.is_empty(), "{bad:?}");
+    }
 }
 
 #[test]

@@ -15,6 +15,8 @@ use crate::go::rules::Rules;
 use crate::go::score::GameResult;
 use crate::gtp::vertex;
 use crate::match_runner::gtp_client::GtpError;
+use crate::time::Clock;
+use std::time::{Duration, Instant};
 
 /// Everything one game needs besides the players.
 #[derive(Clone, Debug)]
@@ -28,6 +30,8 @@ pub struct GameSpec {
     /// The game ends without result after this many moves.
     pub max_moves: u32,
     pub timeouts: Timeouts,
+    /// Seconds a move may run past the game clock and still be in time.
+    pub lag: f64,
 }
 
 /// How a game ended.
@@ -96,6 +100,7 @@ pub fn play_game(
     if let Some(r) = referee.as_deref_mut() {
         let untimed = GameSettings {
             seconds_per_move: None,
+            clock: None,
             ..spec.settings.clone()
         };
         if let Err(e) = r.new_game(&untimed, timeout) {
@@ -130,6 +135,7 @@ pub fn play_game(
         game.setup(&setup, Some(Color::White));
     }
 
+    let mut clock = spec.settings.clock.map(Clock::new);
     let ending = loop {
         if game.move_number() >= spec.max_moves {
             break Ending::MoveCap;
@@ -139,7 +145,7 @@ pub fn play_game(
             Color::Black => (&mut *black, &mut *white),
             Color::White => (&mut *white, &mut *black),
         };
-        let mv = match ask_move(spec, mover, color, geometry) {
+        let mv = match ask_move(spec, mover, color, geometry, clock.as_mut()) {
             Ok(Some(mv)) => mv,
             Ok(None) => break Ending::Resignation(color),
             Err(f) => break f.ending(color),
@@ -197,28 +203,60 @@ impl Fault {
     }
 }
 
-/// Asks `mover` for a move: `Ok(None)` is a resignation.
+/// Asks `mover` for a move: `Ok(None)` is a resignation. Under a game
+/// `clock` the mover is told its time first (`time_left`, seconds rounded
+/// down and the byo-yomi periods left, as KGS sends it), and loses on time
+/// when the move takes longer than the clock allows plus the lag.
 fn ask_move(
     spec: &GameSpec,
     mover: &mut Player,
     color: Color,
     geometry: Geometry,
+    clock: Option<&mut Clock>,
 ) -> Result<Option<Move>, Fault> {
-    if let Some(t) = spec.settings.seconds_per_move {
+    let told = match (spec.settings.seconds_per_move, clock.as_deref()) {
+        (Some(t), _) => Some(format!("{t} 1")),
+        (None, Some(c)) => {
+            let r = c.remaining(color);
+            Some(format!("{} {}", r.time.floor(), r.count))
+        }
+        (None, None) => None,
+    };
+    if let Some(left) = told {
         if mover.supports("time_left") {
-            let command = format!("time_left {} {t} 1", letter(color));
+            let command = format!("time_left {} {left}", letter(color));
             match mover.send(&command, spec.timeouts.command) {
                 Err(e) if e.is_fatal() => return Err(fault(e.to_string())),
                 _ => {}
             }
         }
     }
+    let limit = clock.as_deref().and_then(|c| c.flag_limit(color));
+    let timeout = limit.map_or(spec.timeouts.genmove, |l| {
+        spec.timeouts
+            .genmove
+            .min(Duration::from_secs_f64(l + spec.lag + 1.0))
+    });
+    let started = Instant::now();
     let answer = mover
-        .send(&format!("genmove {}", letter(color)), spec.timeouts.genmove)
+        .send(&format!("genmove {}", letter(color)), timeout)
         .map_err(|e| Fault {
             on_time: matches!(e, GtpError::Timeout { .. }),
             why: e.to_string(),
         })?;
+    let elapsed = started.elapsed();
+    if let Some(c) = clock {
+        if let Some(l) = limit.filter(|l| elapsed.as_secs_f64() > l + spec.lag) {
+            return Err(Fault {
+                on_time: true,
+                why: format!(
+                    "out of time: the move took {:.1} s, the clock allowed {l:.1} s",
+                    elapsed.as_secs_f64()
+                ),
+            });
+        }
+        c.spend(color, elapsed);
+    }
     if answer.eq_ignore_ascii_case("resign") {
         return Ok(None);
     }

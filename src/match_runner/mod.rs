@@ -16,6 +16,7 @@ pub mod stats;
 use crate::config::RuleArgs;
 use crate::go::board::{Color, Geometry};
 use crate::go::rules::{KoRule, Preset, Rules, Scoring};
+use crate::time::TimeSystem;
 use clap::Args;
 use game_loop::{GameRecord, GameSpec};
 use player::{GameSettings, Player, Timeouts};
@@ -54,6 +55,24 @@ pub struct MatchArgs {
     /// each if the engine lists it.
     #[arg(long, value_name = "T")]
     pub time: Option<u32>,
+    /// A real clock: each player's main time for the game, in seconds. The
+    /// runner keeps both clocks, sends `time_left` before every genmove, and
+    /// an engine whose flag falls loses on time. Absolute time, or Japanese
+    /// byo-yomi after it with --byoyomi. Not with --time.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "time")]
+    pub main_time: Option<f64>,
+    /// Japanese byo-yomi after the main time: --periods periods of this many
+    /// seconds; a move made within a period does not use it up (sent as
+    /// `kgs-time_settings byoyomi`, else `time_settings M T 1`).
+    #[arg(long, value_name = "SECONDS", conflicts_with = "time")]
+    pub byoyomi: Option<f64>,
+    /// Byo-yomi periods (with --byoyomi).
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "byoyomi")]
+    pub periods: u32,
+    /// Seconds a move may run past the clock and still be in time: the
+    /// transmission lag a server forgives (with --main-time or --byoyomi).
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    pub lag: f64,
     #[command(flatten)]
     pub rules: RuleArgs,
     /// Referee engine: told every move; its `final_status_list dead` decides
@@ -88,13 +107,51 @@ impl MatchArgs {
         if self.handicap == 1 {
             return Err("--handicap must be 0 or at least 2 stones".into());
         }
+        let clock_ok = |s: f64| s.is_finite() && (0.0..1e7).contains(&s);
+        if !self.main_time.is_none_or(clock_ok)
+            || !self.byoyomi.is_none_or(|s| clock_ok(s) && s > 0.0)
+            || !clock_ok(self.lag)
+        {
+            return Err(
+                "--main-time, --byoyomi and --lag must be seconds (byo-yomi above 0)".into(),
+            );
+        }
+        if self.byoyomi.is_some() && self.periods == 0 {
+            return Err("--periods must be at least 1".into());
+        }
         Ok(())
     }
 
+    /// The game clock of --main-time and --byoyomi, if any.
+    fn clock(&self) -> Option<TimeSystem> {
+        match (self.main_time, self.byoyomi) {
+            (None, None) => None,
+            (main, Some(period)) => Some(TimeSystem::Byoyomi {
+                main: main.unwrap_or(0.0),
+                period,
+                periods: self.periods,
+            }),
+            (Some(main), None) => Some(TimeSystem::Absolute { main }),
+        }
+    }
+
     fn timeouts(&self) -> Timeouts {
-        let genmove = self.move_timeout.unwrap_or(match self.time {
-            Some(t) => f64::from(t) + f64::from(t).max(5.0),
-            None => 120.0,
+        let clock_total = self
+            .clock()
+            .map(|c| match c {
+                TimeSystem::Byoyomi {
+                    main,
+                    period,
+                    periods,
+                } => main + period * f64::from(periods),
+                TimeSystem::Absolute { main } => main,
+                _ => 0.0,
+            })
+            .map(|total| total + self.lag + 5.0);
+        let genmove = self.move_timeout.unwrap_or(match (self.time, clock_total) {
+            (Some(t), _) => f64::from(t) + f64::from(t).max(5.0),
+            (None, Some(total)) => total,
+            (None, None) => 120.0,
         });
         Timeouts {
             command: Duration::from_secs_f64(self.timeout),
@@ -163,7 +220,9 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
             komi: args.komi.unwrap_or(preset.default_komi()),
             kgs_rules: kgs_rules_name(preset),
             seconds_per_move: args.time,
+            clock: args.clock(),
         },
+        lag: args.lag,
         rules: args.rules.resolve(Preset::Chinese),
         handicap,
         max_moves: args.max_moves,
@@ -195,8 +254,19 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         spec.settings.komi,
         preset.name(),
         describe(spec.rules),
-        args.time
-            .map_or(String::new(), |t| format!(", {t} s per move")),
+        match (args.time, args.clock()) {
+            (Some(t), _) => format!(", {t} s per move"),
+            (
+                None,
+                Some(TimeSystem::Byoyomi {
+                    main,
+                    period,
+                    periods,
+                }),
+            ) => format!(", {main} s main time + {periods} x {period} s byo-yomi"),
+            (None, Some(TimeSystem::Absolute { main })) => format!(", {main} s main time"),
+            _ => String::new(),
+        },
         if args.handicap > 0 {
             format!(", handicap {} for Black", args.handicap)
         } else {

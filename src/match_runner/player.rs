@@ -4,6 +4,7 @@
 //! the next game starts from a fresh process.
 
 use crate::match_runner::gtp_client::{GtpClient, GtpError};
+use crate::time::TimeSystem;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ pub struct GameSettings {
     pub kgs_rules: Option<&'static str>,
     /// Seconds per move, sent as `time_settings 0 T 1`.
     pub seconds_per_move: Option<u32>,
+    /// A game clock the runner keeps (absolute or Japanese byo-yomi).
+    pub clock: Option<TimeSystem>,
 }
 
 /// Deadlines for engine responses.
@@ -146,6 +149,28 @@ impl Player {
                 self.send_tolerant(&format!("time_settings 0 {t} 1"), timeout)?;
             }
         }
+        match settings.clock {
+            Some(TimeSystem::Byoyomi {
+                main,
+                period,
+                periods,
+            }) => {
+                let (m, p) = (seconds(main), seconds(period));
+                if self.supports("kgs-time_settings") {
+                    let command = format!("kgs-time_settings byoyomi {m} {p} {periods}");
+                    self.send_tolerant(&command, timeout)?;
+                } else if self.supports("time_settings") {
+                    // GTP has no byo-yomi: a Canadian period of one stone is the same
+                    // for the last period.
+                    self.send_tolerant(&format!("time_settings {m} {p} 1"), timeout)?;
+                }
+            }
+            Some(TimeSystem::Absolute { main }) if self.supports("time_settings") => {
+                let command = format!("time_settings {} 0 0", seconds(main));
+                self.send_tolerant(&command, timeout)?;
+            }
+            _ => {}
+        }
         Ok(())
     }
 
@@ -154,6 +179,15 @@ impl Player {
         if let Some(client) = self.client.take() {
             client.quit();
         }
+    }
+}
+
+/// Seconds as GTP time commands take them: whole numbers when whole.
+pub fn seconds(s: f64) -> String {
+    if s.fract() == 0.0 && s.abs() < 1e15 {
+        format!("{}", s as i64)
+    } else {
+        format!("{s}")
     }
 }
 

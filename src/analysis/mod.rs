@@ -134,19 +134,21 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// The config's name as KataGo's messages give it: the path of its (last)
-/// `-config` file, and " and/or command-line and query overrides" after it
-/// when `-override-config` was given.
-fn config_file(options: &Options) -> String {
+/// The config's names as KataGo's messages give them: for the config as
+/// started (the path of its last `-config` file, with " and/or command-line
+/// and query overrides" after it when `-override-config` was given), and for
+/// a query's `overrideSettings` (always with that suffix).
+fn config_names(options: &Options) -> (String, String) {
     let path = options
         .configs
         .last()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
+    let overridden = format!("{path} and/or command-line and query overrides");
     if options.overrides.is_empty() {
-        path
+        (path, overridden)
     } else {
-        format!("{path} and/or command-line and query overrides")
+        (overridden.clone(), overridden)
     }
 }
 
@@ -166,9 +168,10 @@ pub fn run(options: &Options) -> Result<(), String> {
             .apply_overrides(text)
             .map_err(|e| format!("-override-config: {e}"))?;
     }
-    let mut settings = EngineSettings::from_config(&config, &config_file(options))
-        .map_err(|e| format!("config: {e}"))?;
-    settings.config_file = config_file(options);
+    let (started_file, overrides_file) = config_names(options);
+    let mut settings =
+        EngineSettings::from_config(&config, &started_file).map_err(|e| format!("config: {e}"))?;
+    settings.overrides_file = overrides_file;
     if options.analysis_threads.is_some() && config.values.contains_key("numAnalysisThreads") {
         return Err(
             "numAnalysisThreads is in the config: -analysis-threads may not repeat it".into(),

@@ -485,7 +485,7 @@ impl Reader<'_> {
 
         let mut settings = cx.settings.search.clone();
         if let Some(v) = self.get("overrideSettings") {
-            self.override_settings(v, &mut settings, &cx.settings.config_file, warnings)?;
+            self.override_settings(v, &mut settings, &cx.settings.overrides_file, warnings)?;
         }
         if cx.net_needs_profile && settings.human_profile.is_none() {
             return Err(self.fault(
@@ -704,13 +704,13 @@ impl Reader<'_> {
         Ok((rules, komi))
     }
 
-    /// `overrideSettings`; `config_file` is the config as KataGo's messages
-    /// name it.
+    /// `overrideSettings`; `overrides_file` is the config as KataGo's
+    /// messages name it there.
     fn override_settings(
         &self,
         v: &Value,
         settings: &mut SearchSettings,
-        config_file: &str,
+        overrides_file: &str,
         warnings: &mut Vec<Warning>,
     ) -> Result<(), Fault> {
         let Value::Object(o) = v else {
@@ -723,14 +723,9 @@ impl Reader<'_> {
                 other => other.to_string(),
             };
             let used = settings.apply(key, &text).map_err(|e| {
-                let file = if config_file.ends_with(" query overrides") {
-                    config_file.to_string()
-                } else {
-                    format!("{config_file} and/or command-line and query overrides")
-                };
                 self.fault(
                     "overrideSettings",
-                    format!("Could not set settings: {}", e.describe(&file)),
+                    format!("Could not set settings: {}", e.describe(overrides_file)),
                 )
             })?;
             // KataGo's own parameters that tengen's search has no use for are

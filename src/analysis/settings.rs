@@ -305,8 +305,9 @@ pub struct EngineSettings {
     pub search: SearchSettings,
     /// Keys of the configuration tengen does not use, in order.
     pub unused: Vec<String>,
-    /// The config as KataGo's messages name it (its path).
-    pub config_file: String,
+    /// The config as KataGo's messages name it for a query's
+    /// `overrideSettings` ("PATH and/or command-line and query overrides").
+    pub overrides_file: String,
 }
 
 impl Default for EngineSettings {
@@ -319,7 +320,7 @@ impl Default for EngineSettings {
             default_rules: None,
             search: SearchSettings::default(),
             unused: Vec::new(),
-            config_file: String::new(),
+            overrides_file: String::new(),
         }
     }
 }

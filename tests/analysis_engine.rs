@@ -703,3 +703,49 @@ fn human_policy_is_the_human_nets() {
     let r = e.until(|v| is_final(v, "h2")).pop().unwrap();
     assert!(r.get("humanPolicy").is_none(), "{r}");
 }
+
+/// Root symmetry pruning (KataGo's `rootSymmetryPruning`, on by default): on
+/// the empty board each searched move is listed again for its images, marked
+/// `isSymmetryOf` with its statistics and its `pv` turned; no move is listed
+/// twice. With the setting off, nothing is marked.
+#[test]
+fn symmetric_moves_are_listed_with_is_symmetry_of_unless_pruning_is_off() {
+    let Some(mut e) = Analysis::start("maxVisits = 30\n") else {
+        return;
+    };
+    let mut q = query("sym", 9, &[]);
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "sym")).pop().unwrap();
+    let infos = r["moveInfos"].as_array().unwrap();
+    let moves: Vec<&str> = infos.iter().map(|m| m["move"].as_str().unwrap()).collect();
+    let mut unique = moves.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), moves.len(), "a move listed twice: {moves:?}");
+    let copies: Vec<&Value> = infos
+        .iter()
+        .filter(|m| m.get("isSymmetryOf").is_some())
+        .collect();
+    assert!(!copies.is_empty(), "{r}");
+    for copy in copies {
+        let of = copy["isSymmetryOf"].as_str().unwrap();
+        let original = infos
+            .iter()
+            .find(|m| m["move"] == of)
+            .expect("the original is listed");
+        assert_eq!(copy["visits"], original["visits"], "{copy}");
+        assert_eq!(copy["pv"][0], copy["move"], "{copy}");
+        assert_eq!(
+            copy["pv"].as_array().unwrap().len(),
+            original["pv"].as_array().unwrap().len()
+        );
+    }
+    q["id"] = json!("nosym");
+    q["overrideSettings"] = json!({"rootSymmetryPruning": false});
+    e.send(&q);
+    let r = e.until(|v| is_final(v, "nosym")).pop().unwrap();
+    let infos = r["moveInfos"].as_array().unwrap();
+    assert!(!infos.is_empty());
+    assert!(infos.iter().all(|m| m.get("isSymmetryOf").is_none()), "{r}");
+    assert!(e.finish().is_empty());
+}

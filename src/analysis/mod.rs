@@ -726,13 +726,17 @@ impl Worker {
             _ => false,
         };
         let hashes = response::position_hashes(game.board(), to_move);
-        let mut excluded = q.excluded(to_move);
+        let avoided = q.excluded(to_move);
         let symmetries = if q.settings.root_symmetry_pruning {
-            RootSymmetries::of(&game, &excluded)
+            RootSymmetries::of(&game, &avoided)
         } else {
             RootSymmetries::default()
         };
-        excluded.extend(symmetries.duplicates());
+        let excluded: Vec<_> = avoided
+            .iter()
+            .copied()
+            .chain(symmetries.duplicates())
+            .collect();
         let limits = Limits {
             playouts: q.settings.max_visits,
             time: q.settings.max_time.map(crate::time::duration),
@@ -754,6 +758,7 @@ impl Worker {
                 moves_ownership: own,
                 hashes: hashes.clone(),
                 symmetries: &symmetries,
+                avoided: &avoided,
             };
             out.line(&response::analysis(&turn, report, during));
         };

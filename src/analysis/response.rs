@@ -15,7 +15,7 @@
 use super::query::{Fault, Query, Warning};
 use super::symmetry::RootSymmetries;
 use crate::engine::{MoveInfo, Report};
-use crate::go::board::{Board, Color, Geometry, Move};
+use crate::go::board::{Board, Color, Geometry, Move, Point};
 use crate::nn::NetEval;
 use crate::vertex::format_move;
 use serde::Serialize;
@@ -39,6 +39,9 @@ pub struct Turn<'a> {
     /// The root's symmetries: each searched move is listed again for each
     /// of its images.
     pub symmetries: &'a RootSymmetries,
+    /// The query's avoided points for the player to move (no image is
+    /// listed on one).
+    pub avoided: &'a [Point],
 }
 
 #[derive(Serialize)]
@@ -174,22 +177,18 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
     };
     // KataGo's listing under root symmetry pruning: each move, then its
     // images not listed yet and not avoided, as copies.
-    let avoided = q.excluded(t.to_move);
     let mut listed: Vec<Move> = Vec::with_capacity(report.moves.len());
     let mut entries: Vec<(&MoveInfo, u8)> = Vec::with_capacity(report.moves.len());
     for m in &report.moves {
         for &s in t.symmetries.symmetries() {
             let image = t.symmetries.image(s, m.mv);
-            let is_avoided = matches!(image, Move::Play(p) if avoided.contains(&p));
+            let is_avoided = matches!(image, Move::Play(p) if t.avoided.contains(&p));
             if listed.contains(&image) || (s != 0 && is_avoided) {
                 continue;
             }
             listed.push(image);
             entries.push((m, s));
         }
-    }
-    if t.symmetries.symmetries().is_empty() {
-        entries.extend(report.moves.iter().map(|m| (m, 0)));
     }
     let move_infos = entries
         .iter()

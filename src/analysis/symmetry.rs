@@ -13,13 +13,24 @@ use crate::go::game::Game;
 use crate::nn::symmetry::{is_transpose, map, NUM_SYMMETRIES};
 
 /// The symmetries of a root position and the moves they make redundant.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RootSymmetries {
     geometry: Option<Geometry>,
     /// Symmetries mapping the position to itself, 0 (the identity) first.
     symmetries: Vec<u8>,
     /// By point index: an image of a move searched instead.
     duplicate: Vec<bool>,
+}
+
+impl Default for RootSymmetries {
+    /// No pruning: the identity only.
+    fn default() -> RootSymmetries {
+        RootSymmetries {
+            geometry: None,
+            symmetries: vec![0],
+            duplicate: Vec::new(),
+        }
+    }
 }
 
 impl RootSymmetries {

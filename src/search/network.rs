@@ -105,7 +105,7 @@ pub fn ownership_by_point(board: &Board, net: &[f32], out: &mut Vec<f32>) {
 }
 
 /// Fills `out` from a net evaluation of `board`'s position: value, margin,
-/// ownership and priors.
+/// ownership and priors (at the root shaped by the root's temperature).
 #[allow(clippy::too_many_arguments)]
 fn fill(
     out: &mut LeafEval,
@@ -115,6 +115,7 @@ fn fill(
     ownership: &[f32],
     center: f64,
     cfg: &SearchConfig,
+    at_root: bool,
 ) {
     let (width, area) = (board.geometry().width(), board.geometry().area());
     out.kind = LeafKind::Judged;
@@ -145,6 +146,9 @@ fn fill(
         wins: policy[area],
     };
     out.has_priors = true;
+    if at_root {
+        apply_temperature(out, board, cfg.root_policy_temperature);
+    }
 }
 
 /// Raises the priors of `out` to `1 / temperature` and renormalises them
@@ -317,20 +321,16 @@ impl LeafEvaluator for NetworkLeaves {
         let at_root = leaf.path.is_empty();
         let cached = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership);
         match cached {
-            Some(v) => {
-                fill(
-                    out,
-                    game.board(),
-                    v,
-                    &self.policy,
-                    &self.ownership,
-                    root.score_center,
-                    cfg,
-                );
-                if at_root {
-                    apply_temperature(out, game.board(), cfg.root_policy_temperature);
-                }
-            }
+            Some(v) => fill(
+                out,
+                game.board(),
+                v,
+                &self.policy,
+                &self.ownership,
+                root.score_center,
+                cfg,
+                at_root,
+            ),
             None => match self.pending.iter().find(|p| p.key == key) {
                 // Two descents of the batch reached one leaf: evaluate once.
                 Some(p) => self.duplicates.push((slot, p.slot)),
@@ -382,14 +382,8 @@ impl LeafEvaluator for NetworkLeaves {
                 &self.ownership,
                 p.center,
                 cfg,
+                p.at_root,
             );
-            if p.at_root {
-                apply_temperature(
-                    &mut self.results[p.slot],
-                    self.games[p.slot].board(),
-                    cfg.root_policy_temperature,
-                );
-            }
         }
         self.pending.clear();
         for &(slot, source) in &self.duplicates {

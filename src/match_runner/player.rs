@@ -155,18 +155,18 @@ impl Player {
                 period,
                 periods,
             }) => {
-                let (m, p) = (seconds(main), seconds(period));
+                // f64's Display writes whole seconds without a fraction (300, 0.2).
                 if self.supports("kgs-time_settings") {
-                    let command = format!("kgs-time_settings byoyomi {m} {p} {periods}");
+                    let command = format!("kgs-time_settings byoyomi {main} {period} {periods}");
                     self.send_tolerant(&command, timeout)?;
                 } else if self.supports("time_settings") {
                     // GTP has no byo-yomi: a Canadian period of one stone is the same
                     // for the last period.
-                    self.send_tolerant(&format!("time_settings {m} {p} 1"), timeout)?;
+                    self.send_tolerant(&format!("time_settings {main} {period} 1"), timeout)?;
                 }
             }
             Some(TimeSystem::Absolute { main }) if self.supports("time_settings") => {
-                let command = format!("time_settings {} 0 0", seconds(main));
+                let command = format!("time_settings {main} 0 0");
                 self.send_tolerant(&command, timeout)?;
             }
             _ => {}
@@ -179,15 +179,6 @@ impl Player {
         if let Some(client) = self.client.take() {
             client.quit();
         }
-    }
-}
-
-/// Seconds as GTP time commands take them: whole numbers when whole.
-pub fn seconds(s: f64) -> String {
-    if s.fract() == 0.0 && s.abs() < 1e15 {
-        format!("{}", s as i64)
-    } else {
-        format!("{s}")
     }
 }
 

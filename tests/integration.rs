@@ -82,6 +82,8 @@ mod sgf_cli;
 mod sgf_fuzz;
 #[path = "sgf_reader.rs"]
 mod sgf_reader;
+#[path = "soak.rs"]
+mod soak;
 
 /// A file in `tests/` that is neither a module above nor a binary of its own
 /// would never run.

@@ -67,16 +67,29 @@ impl Engine {
         if !args.contains(&"--resign-threshold") {
             full.extend(["--resign-threshold", "0"]);
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tengen"));
+        command
             .args(&full)
             .env_remove("TENGEN_MODEL")
             .env("XDG_DATA_HOME", NO_USER_DATA)
-            .current_dir(dir)
+            .current_dir(dir);
+        Engine::spawn_command(command)
+    }
+
+    /// Another GTP program (GNU Go as a referee), spoken to like tengen.
+    pub fn spawn_program(program: &str, args: &[&str]) -> Engine {
+        let mut command = Command::new(program);
+        command.args(args);
+        Engine::spawn_command(command)
+    }
+
+    fn spawn_command(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn tengen");
+            .expect("spawn the engine");
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -164,6 +177,11 @@ impl Engine {
         let (ok, _, result) = self.response();
         assert!(!ok, "`{line}` succeeded with {result:?}");
         result
+    }
+
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Everything tengen wrote to stderr so far.

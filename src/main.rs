@@ -6,7 +6,7 @@ use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::go::rules::Preset;
 use tengen::nn::metadata::SgfMetadata;
-use tengen::nn::NetSource;
+use tengen::nn::{NetSource, Precision};
 use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
 use tengen::search::levels::Level;
@@ -115,6 +115,11 @@ struct EngineArgs {
     /// binary (KataGo's g170 b6c96).
     #[arg(long, value_name = "PATH", conflicts_with = "classical")]
     model: Option<std::path::PathBuf>,
+    /// The arithmetic of the net's large matrix products: fp32 (exact to
+    /// KataGo), int8 (the transformer nets' projections in 8-bit integers,
+    /// faster, not exact), auto (fp32 for now).
+    #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
+    precision: Precision,
     /// No network: the classical evaluator (priors, heavy playouts and a
     /// tactical reader), for comparison.
     #[arg(long)]
@@ -165,6 +170,9 @@ enum Command {
         /// A KataGo network to measure instead of the playouts.
         #[arg(long, value_name = "PATH")]
         model: Option<std::path::PathBuf>,
+        /// With --model: the arithmetic to measure (fp32, int8, auto).
+        #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
+        precision: Precision,
         /// Instead of speed: play --moves moves on 9x9 under `time_settings 0
         /// P 1` for P = 1, 2, 5 and 30 s (this binary, driven over GTP as a
         /// controller would) and print the median seconds per move.
@@ -249,6 +257,11 @@ fn fraction_f32(text: &str) -> Result<f32, String> {
     fraction(text).map(|v| v as f32)
 }
 
+/// `--precision`: fp32, int8 or auto.
+fn precision(text: &str) -> Result<Precision, String> {
+    Precision::parse(text).ok_or_else(|| "must be fp32, int8 or auto".into())
+}
+
 /// `--time` and other durations: a positive number of seconds, a year at most.
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text
@@ -326,7 +339,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         None
     } else {
         let source = NetSource::choose(args.model.as_deref(), &|name| std::env::var_os(name));
-        match load_network(&source, args.quiet) {
+        match load_network(&source, args.precision, args.quiet) {
             Ok(net) if net.needs_metadata() && human_profile.is_none() => {
                 // KataGo refuses too: the net cannot evaluate without the metadata.
                 tengen::log_line!(
@@ -370,7 +383,11 @@ fn gtp(args: EngineArgs) -> ExitCode {
     };
     let human_network = match &args.human_model {
         None => None,
-        Some(path) => match load_network(&NetSource::HumanFlag(path.clone()), args.quiet) {
+        Some(path) => match load_network(
+            &NetSource::HumanFlag(path.clone()),
+            args.precision,
+            args.quiet,
+        ) {
             Ok(net) => {
                 if !net.needs_metadata() {
                     tengen::log_line!(
@@ -420,11 +437,13 @@ fn gtp(args: EngineArgs) -> ExitCode {
 /// and what it holds.
 fn load_network(
     source: &NetSource,
+    precision: Precision,
     quiet: bool,
 ) -> Result<std::sync::Arc<tengen::nn::Network>, tengen::nn::ModelError> {
     let start = std::time::Instant::now();
     let before = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
-    let net = source.load()?;
+    let mut net = source.load()?;
+    net.set_precision(precision);
     if !quiet {
         let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
         if *source == NetSource::BuiltIn {
@@ -440,6 +459,9 @@ fn load_network(
             after,
             after - before
         );
+        if precision != Precision::Fp32 {
+            tengen::log_line!("tengen: precision: {}", precision.describe());
+        }
     }
     Ok(std::sync::Arc::new(net))
 }
@@ -479,11 +501,12 @@ fn main() -> ExitCode {
             rounds,
             seconds,
             search,
+            precision,
             ..
         }) => {
             let rounds = usize::from(rounds);
             let round = tengen::time::duration(seconds.max(0.01));
-            let net = match load_network(&NetSource::Flag(path), false) {
+            let net = match load_network(&NetSource::Flag(path), precision, false) {
                 Ok(net) => net,
                 Err(e) => {
                     tengen::log_line!("tengen bench: {e}");

@@ -52,6 +52,8 @@ mod nn_forward_reference;
 mod nn_golden;
 #[path = "nn_golden_synthetic.rs"]
 mod nn_golden_synthetic;
+#[path = "nn_precision.rs"]
+mod nn_precision;
 #[path = "rules_differential.rs"]
 mod rules_differential;
 #[path = "rules_handicap.rs"]

@@ -14,6 +14,7 @@ use super::model::{
     Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,
     PostProcessParams, TrunkTipDesc, NUM_META_FEATURES,
 };
+use super::precision::Precision;
 use super::symmetry;
 use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
 
@@ -228,6 +229,18 @@ impl Block {
     }
 
     /// Visits every convolution mutably.
+    /// Runs the transformer blocks' projections in `precision`.
+    fn set_precision(&mut self, precision: Precision) {
+        match self {
+            Block::Attention(a) => a.set_precision(precision),
+            Block::FeedForward(f) => f.set_precision(precision),
+            Block::Nested { blocks, .. } => {
+                blocks.iter_mut().for_each(|b| b.set_precision(precision))
+            }
+            _ => {}
+        }
+    }
+
     fn for_each_conv_mut(&mut self, f: &mut dyn FnMut(&mut Conv)) {
         match self {
             Block::Ordinary { first, second, .. } => {
@@ -465,6 +478,14 @@ impl Network {
                 .for_each(|b| b.for_each_conv_mut(&mut Conv::use_winograd));
         }
         net
+    }
+
+    /// Runs the large matrix products in `precision` (see [`Precision`]); the net starts in
+    /// fp32. Only fp32 is exact to KataGo.
+    pub fn set_precision(&mut self, precision: Precision) {
+        self.blocks
+            .iter_mut()
+            .for_each(|b| b.set_precision(precision));
     }
 
     /// The model's name from its file.

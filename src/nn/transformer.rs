@@ -15,11 +15,12 @@ use super::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };
+use super::precision::{Precision, Weights};
 pub use super::vecmath::fast_exp;
 use super::vecmath::{softmax_rows, swiglu};
 
 /// Concatenates dense layers of one input width side by side into one packed matrix.
-fn pack_side_by_side(parts: &[&MatMulDesc], scales: &[f32]) -> PackedMatrix {
+fn pack_side_by_side(parts: &[&MatMulDesc], scales: &[f32]) -> Weights {
     let k = parts[0].in_channels;
     let n: usize = parts.iter().map(|m| m.out_channels).sum();
     let mut joined = vec![0.0; k * n];
@@ -32,7 +33,7 @@ fn pack_side_by_side(parts: &[&MatMulDesc], scales: &[f32]) -> PackedMatrix {
         }
         at += m.out_channels;
     }
-    PackedMatrix::new(&joined, k, n)
+    Weights::new(&joined, k, n)
 }
 
 /// A transformer block's pre-norm: per point `x * weight / sqrt(mean(x^2) + epsilon)`.
@@ -149,8 +150,8 @@ pub struct Attention {
     v_dim: usize,
     norm: TransformerNorm,
     /// `[q | k | v]` projections side by side, the queries scaled by `1/sqrt(q_dim)`.
-    qkv: PackedMatrix,
-    out: PackedMatrix,
+    qkv: Weights,
+    out: Weights,
     rope: Option<RopeTable>,
 }
 
@@ -167,7 +168,7 @@ impl Attention {
                 &[&desc.q_proj, &desc.k_proj, &desc.v_proj],
                 &[scale, 1.0, 1.0],
             ),
-            out: PackedMatrix::new(
+            out: Weights::new(
                 &desc.out_proj.weights,
                 desc.out_proj.in_channels,
                 desc.out_proj.out_channels,
@@ -182,6 +183,12 @@ impl Attention {
     /// Channels of the stream it reads and writes.
     pub fn channels(&self) -> usize {
         self.out.n()
+    }
+
+    /// Runs the projections in `precision`.
+    pub fn set_precision(&mut self, precision: Precision) {
+        self.qkv.set_precision(precision);
+        self.out.set_precision(precision);
     }
 
     /// Width of one point's queries, keys and values together.
@@ -216,7 +223,7 @@ impl Attention {
         let hv = self.heads * self.v_dim;
         self.norm
             .apply(&stream[..rows * c], &mut s.normed[..rows * c]);
-        gemm(rows, &s.normed, c, &self.qkv, &mut s.qkv, false);
+        self.qkv.multiply(rows, &s.normed, c, &mut s.qkv, false);
         if let Some(rope) = &self.rope {
             for (i, row) in s.qkv[..rows * width].chunks_exact_mut(width).enumerate() {
                 let at = i % area;
@@ -256,7 +263,7 @@ impl Attention {
                 }
             }
         }
-        gemm(rows, &s.attended, hv, &self.out, stream, true);
+        self.out.multiply(rows, &s.attended, hv, stream, true);
     }
 }
 
@@ -266,8 +273,8 @@ pub struct FeedForward {
     hidden: usize,
     norm: TransformerNorm,
     /// `[linear1 | gate]` side by side.
-    up: PackedMatrix,
-    down: PackedMatrix,
+    up: Weights,
+    down: Weights,
 }
 
 impl FeedForward {
@@ -276,7 +283,7 @@ impl FeedForward {
             hidden: desc.hidden,
             norm: TransformerNorm::new(&desc.norm),
             up: pack_side_by_side(&[&desc.linear1, &desc.gate], &[1.0, 1.0]),
-            down: PackedMatrix::new(
+            down: Weights::new(
                 &desc.linear2.weights,
                 desc.linear2.in_channels,
                 desc.linear2.out_channels,
@@ -287,6 +294,12 @@ impl FeedForward {
     /// Channels of the stream it reads and writes.
     pub fn channels(&self) -> usize {
         self.down.n()
+    }
+
+    /// Runs the projections in `precision`.
+    pub fn set_precision(&mut self, precision: Precision) {
+        self.up.set_precision(precision);
+        self.down.set_precision(precision);
     }
 
     /// Multiply-adds for one board of `area` points.
@@ -302,12 +315,12 @@ impl FeedForward {
         let f = self.hidden;
         self.norm
             .apply(&stream[..rows * c], &mut s.normed[..rows * c]);
-        gemm(rows, &s.normed, c, &self.up, &mut s.hidden, false);
+        self.up.multiply(rows, &s.normed, c, &mut s.hidden, false);
         for row in s.hidden[..rows * 2 * f].chunks_exact_mut(2 * f) {
             let (a, gate) = row.split_at_mut(f);
             swiglu(a, gate);
         }
-        gemm(rows, &s.hidden, 2 * f, &self.down, stream, true);
+        self.down.multiply(rows, &s.hidden, 2 * f, stream, true);
     }
 }
 

@@ -1,0 +1,166 @@
+//! Reduced precision against fp32 (issue 25): `tengen --precision int8`'s `kata-raw-nn` on the
+//! golden positions, against KataGo's recorded answers (which fp32 matches within 1e-5, see
+//! `nn_golden.rs`). It prints the largest policy difference, the share of answers whose top
+//! policy move is unchanged (and of those changed, how many are near-ties: the new top move within
+//! 0.01 of the old one's probability), and the largest win-rate and score-lead differences.
+//!
+//! The bounds a precision must meet before `--precision auto` may choose it: top move unchanged
+//! in ≥ 98% of answers, value within 0.01, lead within 0.3 points. int8 (the transformer's
+//! projections) does not meet them yet, so the test requires that `auto` does not choose it, and
+//! holds int8 to loose bounds that only a broken kernel would break.
+
+mod common;
+#[path = "common/raw_nn.rs"]
+mod raw_nn;
+
+use common::Engine;
+use raw_nn::{data_dir, parse_goldens, positions, split_symmetries, Answer};
+use std::path::Path;
+use tengen::nn::Precision;
+
+/// What one answer holds that the bounds are about.
+struct Outputs {
+    /// Policy over the board, row by row, then pass; illegal points as `-1`.
+    policy: Vec<f64>,
+    white_win: f64,
+    white_lead: f64,
+}
+
+fn outputs(answer: &Answer) -> Outputs {
+    let mut policy = Vec::new();
+    let (mut white_win, mut white_lead, mut pass) = (f64::NAN, f64::NAN, f64::NAN);
+    let mut in_policy = false;
+    for words in answer {
+        let number = |w: &str| {
+            if w == "NAN" {
+                -1.0
+            } else {
+                w.parse().unwrap_or(f64::NAN)
+            }
+        };
+        match words[0].as_str() {
+            "whiteWin" => white_win = number(&words[1]),
+            "whiteLead" => white_lead = number(&words[1]),
+            "policyPass" => pass = number(&words[1]),
+            "policy" => in_policy = true,
+            w if in_policy && (w == "NAN" || w.parse::<f64>().is_ok()) => {
+                policy.extend(words.iter().map(|w| number(w)))
+            }
+            _ => in_policy = false,
+        }
+    }
+    policy.push(pass);
+    Outputs {
+        policy,
+        white_win,
+        white_lead,
+    }
+}
+
+fn top(policy: &[f64]) -> usize {
+    (0..policy.len())
+        .max_by(|&a, &b| policy[a].total_cmp(&policy[b]))
+        .unwrap_or(0)
+}
+
+/// How far a precision's answers are from fp32's.
+struct Accuracy {
+    policy: f64,
+    /// Share of answers with the top policy move unchanged.
+    same_top: f64,
+    /// Share of answers with the top move unchanged or changed to a near-tie.
+    same_or_tied_top: f64,
+    value: f64,
+    lead: f64,
+}
+
+impl Accuracy {
+    /// Whether `--precision auto` may choose this precision.
+    fn meets_the_bounds(&self) -> bool {
+        self.same_top >= 0.98 && self.value <= 0.01 && self.lead <= 0.3
+    }
+}
+
+/// The accuracy of `precision` on `net` over the answers of `golden`, printed.
+fn accuracy(net: &Path, golden: &str, precision: &str) -> Accuracy {
+    let by_name = positions();
+    let (_, goldens) =
+        parse_goldens(&std::fs::read_to_string(data_dir().join(golden)).expect("golden file"));
+    let net_arg = net.to_str().expect("net path is UTF-8");
+    let mut engine = Engine::spawn(&["--model", net_arg, "--precision", precision, "--quiet"]);
+    let (mut policy, mut value, mut lead) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut same_top, mut tied, mut answers) = (0usize, 0usize, 0usize);
+    let mut current = "";
+    for g in goldens.iter().filter(|g| g.symmetry != "all") {
+        let p = by_name.get(g.position.as_str()).expect("known position");
+        if current != g.position {
+            for command in p.setup() {
+                engine.ok(&command);
+            }
+            current = &g.position;
+        }
+        let ours = split_symmetries(&engine.ok(&format!("kata-raw-nn {}", g.symmetry)));
+        let theirs = split_symmetries(&g.lines.join("\n"));
+        let (a, b) = (outputs(&ours[0]), outputs(&theirs[0]));
+        assert_eq!(
+            a.policy.len(),
+            b.policy.len(),
+            "{}: policy size",
+            g.position
+        );
+        for (x, y) in a.policy.iter().zip(&b.policy) {
+            policy = policy.max((x - y).abs());
+        }
+        let (ours_top, theirs_top) = (top(&a.policy), top(&b.policy));
+        same_top += usize::from(ours_top == theirs_top);
+        tied += usize::from(
+            ours_top != theirs_top && b.policy[ours_top] >= b.policy[theirs_top] - 0.01,
+        );
+        value = value.max((a.white_win - b.white_win).abs());
+        lead = lead.max((a.white_lead - b.white_lead).abs());
+        answers += 1;
+    }
+    assert!(answers > 0, "{golden}: no answers");
+    let share = same_top as f64 / answers as f64;
+    let with_ties = (same_top + tied) as f64 / answers as f64;
+    eprintln!(
+        "{precision} on {golden}: {answers} answers; largest policy difference {policy:.4}, top move \
+         unchanged in {:.1}% ({:.1}% counting near-ties), largest win-rate difference {value:.4}, \
+         largest lead difference {lead:.3}",
+        100.0 * share,
+        100.0 * with_ties
+    );
+    Accuracy {
+        policy,
+        same_top: share,
+        same_or_tied_top: with_ties,
+        value,
+        lead,
+    }
+}
+
+#[test]
+fn auto_does_not_choose_int8_while_it_misses_the_bounds_on_the_transformer() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
+    let Some(net) = std::fs::read_dir(&dir).ok().and_then(|d| {
+        d.flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_str().is_some_and(|s| s.contains("b10c384h6nbttflrs")))
+    }) else {
+        common::skipped(
+            "no b10c384h6nbttflrs net in target/nets (.ci/fetch-nets)",
+            true,
+        );
+        return;
+    };
+    let int8 = accuracy(&net, "b10c384h6nbttflrs.txt", "int8");
+    if !int8.meets_the_bounds() {
+        assert_ne!(Precision::parse("auto"), Some(Precision::Int8));
+    }
+    // Loose bounds: the measured figures (2026-11-26) were policy 0.068, top move 95.4%, win
+    // rate 0.064, lead 0.90; a broken kernel or packing is far off these.
+    assert!(int8.policy < 0.2, "policy off by {}", int8.policy);
+    assert!(int8.same_or_tied_top > 0.85, "top moves changed");
+    assert!(int8.value < 0.15, "win rate off by {}", int8.value);
+    assert!(int8.lead < 3.0, "lead off by {}", int8.lead);
+}

@@ -94,6 +94,17 @@ struct EngineArgs {
     #[arg(long, default_value_t = PriorWeights::default().opening_sense,
           allow_negative_numbers = true, value_parser = non_negative)]
     opening_sense: f32,
+    /// With --model: the policy optimism of nodes below the root, 0 to 1 (nets
+    /// of model version 12 and later; KataGo's `policyOptimism`, 1 in its
+    /// GTP and analysis engines; for tuning matches).
+    #[arg(long, default_value_t = SearchConfig::default().policy_optimism,
+          allow_negative_numbers = true, value_parser = fraction_f32)]
+    policy_optimism: f32,
+    /// With --model: the policy optimism of the root (KataGo's
+    /// `rootPolicyOptimism`, 0.2 there; for tuning matches).
+    #[arg(long, default_value_t = SearchConfig::default().root_policy_optimism,
+          allow_negative_numbers = true, value_parser = fraction_f32)]
+    root_policy_optimism: f32,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
     #[arg(long)]
@@ -367,6 +378,8 @@ fn gtp(args: EngineArgs) -> ExitCode {
         batch: usize::from(args.batch),
         rave_equiv: args.rave_equiv,
         exploration: args.exploration,
+        policy_optimism: args.policy_optimism,
+        root_policy_optimism: args.root_policy_optimism,
         puct: PuctConfig {
             stdev_scale: args.stdev_scale,
             ..PuctConfig::default()

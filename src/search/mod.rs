@@ -150,6 +150,12 @@ pub struct SearchConfig {
     /// policy raised to `1 / T` and renormalised (above 1 flatter, so the
     /// search looks wider at the root). 1 leaves them as they are.
     pub root_policy_temperature: f32,
+    /// The policy optimism the net is evaluated at below the root (0..=1;
+    /// nets of model version 12 and later blend toward their optimistic
+    /// policy head). KataGo's GTP and analysis engines use 1.
+    pub policy_optimism: f32,
+    /// The same at the root (KataGo's `rootPolicyOptimism`, 0.2 there).
+    pub root_policy_optimism: f32,
 }
 
 impl Default for SearchConfig {
@@ -176,6 +182,8 @@ impl Default for SearchConfig {
             level: Level::Max,
             ignore_pre_root_history: false,
             root_policy_temperature: 1.0,
+            policy_optimism: 0.0,
+            root_policy_optimism: 0.0,
         }
     }
 }

@@ -187,6 +187,16 @@ fn neutral(out: &mut LeafEval) {
     out.value = 0.5;
 }
 
+/// What a policy optimism adds to a net cache key: the optimism is part of
+/// the net's input (KataGo folds it into its own key); nothing at 0.
+fn optimism_salt(optimism: f32) -> u64 {
+    if optimism == 0.0 {
+        0
+    } else {
+        u64::from(optimism.to_bits()).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1 << 63
+    }
+}
+
 /// The turn before which the net is not shown the moves in a search of
 /// `root`: the root's own turn count under KataGo's `ignorePreRootHistory`.
 fn history_floor(root: &Root, cfg: &SearchConfig) -> Option<usize> {
@@ -254,6 +264,37 @@ impl NetworkLeaves {
     fn symmetry(&mut self) -> u8 {
         self.rng.below(8) as u8
     }
+
+    /// The root at its own optimism (KataGo's `rootPolicyOptimism`) when it
+    /// differs from the tree's: evaluated at once and alone (once a search,
+    /// so batching loses nothing), cached under `key`.
+    fn judge_root_now(&mut self, slot: usize, key: u64, root: &Root, cfg: &SearchConfig) {
+        let symmetry = self.symmetry();
+        let done = self.evaluator.evaluate(
+            &self.games[slot],
+            symmetry,
+            cfg.root_policy_optimism,
+            &mut self.evals[0],
+        );
+        if let Err(e) = done {
+            crate::log_line!("tengen: network evaluation failed: {e}");
+            neutral(&mut self.results[slot]);
+            return;
+        }
+        let v = black_view(&self.evals[0], &mut self.policy, &mut self.ownership);
+        lock(&self.cache).put(key, v, &self.policy, &self.ownership);
+        let board = self.games[slot].board();
+        fill(
+            &mut self.results[slot],
+            board,
+            v,
+            &self.policy,
+            &self.ownership,
+            root.score_center,
+            cfg,
+            true,
+        );
+    }
 }
 
 impl LeafEvaluator for NetworkLeaves {
@@ -317,8 +358,13 @@ impl LeafEvaluator for NetworkLeaves {
         let floor = history_floor(root, cfg);
         // Every leaf of a batch descends from the one root: one floor.
         self.evaluator.set_history_floor(floor);
-        let key = net_input_key(leaf.key, game, floor);
         let at_root = leaf.path.is_empty();
+        let optimism = if at_root {
+            cfg.root_policy_optimism
+        } else {
+            cfg.policy_optimism
+        };
+        let key = net_input_key(leaf.key, game, floor) ^ optimism_salt(optimism);
         let cached = lock(&self.cache).get(key, &mut self.policy, &mut self.ownership);
         match cached {
             Some(v) => fill(
@@ -331,6 +377,9 @@ impl LeafEvaluator for NetworkLeaves {
                 cfg,
                 at_root,
             ),
+            None if at_root && optimism != cfg.policy_optimism => {
+                self.judge_root_now(slot, key, root, cfg);
+            }
             None => match self.pending.iter().find(|p| p.key == key) {
                 // Two descents of the batch reached one leaf: evaluate once.
                 Some(p) => self.duplicates.push((slot, p.slot)),
@@ -356,9 +405,12 @@ impl LeafEvaluator for NetworkLeaves {
         }
         let mut games: smallvec::SmallVec<[&Game; 32]> = smallvec::SmallVec::new();
         games.extend(self.pending.iter().map(|p| &self.games[p.slot]));
-        let done = self
-            .evaluator
-            .evaluate_batch(&games, &self.symmetries, 0.0, &mut self.evals);
+        let done = self.evaluator.evaluate_batch(
+            &games,
+            &self.symmetries,
+            cfg.policy_optimism,
+            &mut self.evals,
+        );
         if let Err(e) = done {
             crate::log_line!("tengen: network evaluation failed: {e}");
             for p in &self.pending {
@@ -429,6 +481,13 @@ impl LeafEvaluator for NetworkLeaves {
 mod tests {
     use super::*;
     use crate::go::board::Geometry;
+
+    #[test]
+    fn an_optimism_changes_the_cache_key_and_none_leaves_it() {
+        assert_eq!(optimism_salt(0.0), 0);
+        let (a, b) = (optimism_salt(0.2), optimism_salt(1.0));
+        assert!(a != 0 && b != 0 && a != b);
+    }
 
     #[test]
     fn the_root_temperature_reshapes_the_priors_and_keeps_their_sum() {

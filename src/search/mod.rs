@@ -551,16 +551,20 @@ impl Search<'_> {
             let mut workers = Worker::batch(first.batch_size(), &root_ref.board);
             let mut last_report = Instant::now();
             let mut iterations = 0u64;
+            let mut batch = workers.len();
             // At least one simulation, so that even an immediate stop has a move.
             loop {
                 let batch_start = Instant::now();
-                let done_now = Worker::simulate_batch(&mut workers, tree, root_ref, cfg, first);
+                let done_now =
+                    Worker::simulate_batch(&mut workers[..batch], tree, root_ref, cfg, first);
                 iterations += done_now as u64;
-                // What a full batch is likely to take: with a slow net a batch
-                // is a sizeable part of a move's time, and one that cannot end
-                // in time is not started.
-                let next_batch = batch_start.elapsed() / done_now.max(1) as u32
-                    * first.batch_size().max(1) as u32;
+                // With a slow net a batch is a sizeable part of a move's time:
+                // the next one holds as many leaves as can end in time (a
+                // full batch that cannot would leave that time unused), and
+                // none is started when not even one leaf can.
+                let per_leaf = batch_start.elapsed() / done_now.max(1) as u32;
+                batch = leaves_in_time(per_leaf, self.rule.time, start.elapsed(), workers.len());
+                let next_batch = per_leaf * batch as u32;
                 if stop.load(Ordering::Relaxed)
                     || MctsEngine::should_stop(
                         tree, root_ref, self.rule, start, next_batch, iterations,
@@ -581,6 +585,25 @@ impl Search<'_> {
             progress(&report);
         }
         report
+    }
+}
+
+/// How many leaves of at most `full` the next batch may hold so that it ends
+/// within `limit` (at least one: whether that one still fits is the stop
+/// rule's question), each taking about `per_leaf`.
+fn leaves_in_time(
+    per_leaf: Duration,
+    limit: Option<Duration>,
+    elapsed: Duration,
+    full: usize,
+) -> usize {
+    let full = full.max(1);
+    match limit {
+        Some(limit) if !per_leaf.is_zero() => {
+            let left = limit.saturating_sub(elapsed).as_secs_f64();
+            ((left / per_leaf.as_secs_f64()) as usize).clamp(1, full)
+        }
+        _ => full,
     }
 }
 
@@ -1133,6 +1156,21 @@ mod tests {
     use super::*;
     use crate::go::board::Geometry;
     use crate::go::rules::{KoRule, Preset};
+
+    #[test]
+    fn the_last_batch_holds_the_leaves_that_end_in_time() {
+        let ms = Duration::from_millis;
+        // 2 s a move, 0.25 s a leaf: a full batch of 4 while a second is left,
+        // 3 leaves with 0.8 s left, then 1 (the stop rule decides on that one).
+        assert_eq!(leaves_in_time(ms(250), Some(ms(2000)), ms(500), 4), 4);
+        assert_eq!(leaves_in_time(ms(250), Some(ms(2000)), ms(1200), 4), 3);
+        assert_eq!(leaves_in_time(ms(250), Some(ms(2000)), ms(1900), 4), 1);
+        assert_eq!(leaves_in_time(ms(250), Some(ms(2000)), ms(2500), 4), 1);
+        // No clock, or no measure yet: the full batch.
+        assert_eq!(leaves_in_time(ms(250), None, ms(1900), 4), 4);
+        assert_eq!(leaves_in_time(ms(0), Some(ms(2000)), ms(1900), 8), 8);
+        assert_eq!(leaves_in_time(ms(1), Some(ms(2000)), ms(0), 0), 1);
+    }
 
     /// After searches (with reuse), every node satisfies the graph-search
     /// invariants: its child statistics are the sums over its edges, and no

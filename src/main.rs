@@ -55,11 +55,13 @@ struct EngineArgs {
     /// may allow less. Without --time and --playouts a move takes at most 5 s.
     #[arg(long, allow_negative_numbers = true, value_parser = positive_seconds)]
     time: Option<f64>,
-    /// With --model: leaves each search thread sends to the network in one
-    /// call (1 to 32; larger batches run faster per leaf, spread by virtual loss).
-    #[arg(long, default_value_t = tengen::search::network::DEFAULT_BATCH as u8,
-          allow_negative_numbers = true, value_parser = clap::value_parser!(u8).range(1..=32))]
-    batch: u8,
+    /// With a net: leaves each search thread sends to the network in one call
+    /// (1 to 32; larger batches run faster per leaf on some nets, spread by
+    /// virtual loss). Default: 1 for transformer nets (they run no faster in
+    /// batches on a CPU), 4 for the others.
+    #[arg(long, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u8).range(1..=32))]
+    batch: Option<u8>,
     /// Random seed, for reproducible games.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole_number)]
     seed: u64,
@@ -375,7 +377,15 @@ fn gtp(args: EngineArgs) -> ExitCode {
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
         score_weight: args.score_weight,
-        batch: usize::from(args.batch),
+        batch: args.batch.map_or_else(
+            || {
+                network.as_deref().map_or(
+                    tengen::search::network::DEFAULT_BATCH,
+                    tengen::search::network::default_batch,
+                )
+            },
+            usize::from,
+        ),
         rave_equiv: args.rave_equiv,
         exploration: args.exploration,
         policy_optimism: args.policy_optimism,

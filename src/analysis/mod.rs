@@ -243,6 +243,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             tt_mb: (TABLE_MB / workers).max(MIN_TABLE_MB),
             resign_threshold: 0.0,
             human_profile: settings.search.human_profile,
+            batch: crate::search::network::default_batch(&net),
             ..SearchConfig::default()
         };
         let engine = MctsEngine::with_network_cache(config, net.clone(), cache.clone())?;
@@ -310,7 +311,7 @@ fn models(
         serde_json::json!({
             "name": path.display().to_string(),
             "internalName": net.name(),
-            "maxBatchSize": crate::search::network::DEFAULT_BATCH,
+            "maxBatchSize": crate::search::network::default_batch(net),
             "usesHumanSLProfile": net.needs_metadata(),
             "version": net.version(),
             "usingFP16": "false",

@@ -191,15 +191,9 @@ pub fn gemm_with(
     c: &mut [f32],
     accumulate: bool,
 ) {
-    let (k, n) = (b.k, b.n);
-    if m == 0 || n == 0 {
+    if !check_shapes(m, a, lda, b.k, c, b.n) {
         return;
     }
-    assert!(
-        lda >= k && a.len() >= (m - 1) * lda + k,
-        "left matrix too short"
-    );
-    assert!(c.len() >= m * n, "output too short");
     match isa {
         Isa::Portable => portable::run(m, a, lda, b, c, accumulate),
         #[cfg(target_arch = "x86_64")]
@@ -219,6 +213,20 @@ pub fn gemm_with(
             unsafe { avx512::run(m, a, lda, b, c, accumulate) }
         }
     }
+}
+
+/// Checks that `a` holds `m` rows of `k` values at stride `lda` and `c` room for `m` rows of
+/// `n` (panics otherwise); returns whether there is anything to compute.
+pub(super) fn check_shapes(m: usize, a: &[f32], lda: usize, k: usize, c: &[f32], n: usize) -> bool {
+    if m == 0 || n == 0 {
+        return false;
+    }
+    assert!(
+        lda >= k && a.len() >= (m - 1) * lda + k,
+        "left matrix too short"
+    );
+    assert!(c.len() >= m * n, "output too short");
+    true
 }
 
 /// Writes a finished 16-wide tile row into `c` (only the `cols` real columns).

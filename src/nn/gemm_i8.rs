@@ -13,6 +13,7 @@
 //! `B` is packed in panels of 16 columns, each a run of `k/4` blocks of 16 columns x 4 rows
 //! (64 bytes: a column's four consecutive rows side by side), as the kernel loads them.
 
+use super::gemm::check_shapes;
 use std::cell::RefCell;
 
 /// Columns per panel.
@@ -206,22 +207,16 @@ pub fn gemm_i8_with(
     c: &mut [f32],
     accumulate: bool,
 ) {
-    let (k, n) = (b.k, b.n);
-    if m == 0 || n == 0 {
+    if !check_shapes(m, a, lda, b.k, c, b.n) {
         return;
     }
-    assert!(
-        lda >= k && a.len() >= (m - 1) * lda + k,
-        "left matrix too short"
-    );
-    assert!(c.len() >= m * n, "output too short");
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 {
         assert!(std::arch::is_x86_feature_detected!("avx2"));
     }
     ROWS.with(|rows| {
         let mut rows = rows.borrow_mut();
-        rows.fill(m, a, lda, k, isa);
+        rows.fill(m, a, lda, b.k, isa);
         match isa {
             Isa::Portable => portable::run(m, &rows, b, c, accumulate),
             #[cfg(target_arch = "x86_64")]

@@ -413,6 +413,34 @@ fn the_network_resigns_on_few_visits() {
     }
 }
 
+/// A slow net at a fast clock may search two visits a move, and the table
+/// keeps little when the position changes between moves: the visits searched
+/// over the losing streak are the evidence for resigning. Here White fills
+/// its own territory after each of Black's moves, so no position repeats.
+#[test]
+fn a_slow_search_resigns_on_the_visits_of_its_losing_streak() {
+    let Some(net) = common::b6c96() else { return };
+    let mut game = position(&LOST, Color::Black, 0.5, 14);
+    let g = game.board().geometry();
+    let fills = [(1, 0), (4, 2), (4, 4), (0, 4), (2, 4), (0, 2)];
+    let mut e = MctsEngine::with_network(small(), net).unwrap();
+    let mut decisions = Vec::new();
+    for &(x, y) in &fills {
+        let (d, _) = genmove(&mut e, &game, Color::Black, &with_playouts(2));
+        decisions.push(d);
+        let Decision::Play(mv) = d else { break };
+        game.play(Color::Black, mv).unwrap();
+        let fill = Move::Play(g.point(x, y).unwrap());
+        let white = if game.is_legal(Color::White, fill) {
+            fill
+        } else {
+            Move::Pass
+        };
+        game.play(Color::White, white).unwrap();
+    }
+    assert_eq!(decisions.last(), Some(&Decision::Resign), "{decisions:?}");
+}
+
 /// The network's search plays, as KataGo, the move with the best lower
 /// confidence bound among those with at least 15% of the most visits; it
 /// comes first in the report, the rest by visits. Over a few seeds of short

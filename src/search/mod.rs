@@ -218,6 +218,10 @@ pub struct MctsEngine {
     /// `genmove`s in a row whose best move's win rate was below the
     /// resignation threshold.
     losing_streak: u32,
+    /// Visits searched over the losing streak: a slow net at a fast clock
+    /// may search a handful of visits a move, and its judgement over several
+    /// moves is the evidence for resigning.
+    losing_evidence: u64,
     /// Draws the moves of a level below full strength.
     level_rng: PlayoutRng,
     /// Human-like play, with a human-SL net.
@@ -292,6 +296,7 @@ impl MctsEngine {
             classical: Vec::new(),
             network,
             losing_streak: 0,
+            losing_evidence: 0,
             final_ownership: None,
             level_rng: PlayoutRng::new(config.seed ^ LEVEL_SEED),
             human: None,
@@ -586,6 +591,11 @@ impl Search<'_> {
         }
         report
     }
+}
+
+/// Visits behind a search's root moves.
+fn root_visits(report: &Report) -> u64 {
+    report.moves.iter().map(|m| m.visits).sum()
 }
 
 /// How many leaves of at most `full` the next batch may hold so that it ends
@@ -967,8 +977,9 @@ impl MctsEngine {
         };
         let area = game.board().geometry().area() as u32;
         // Visits behind the root's moves, this search's and those kept in
-        // the table from earlier ones (an early stop may add only a few).
-        let evidence: u64 = report.moves.iter().map(|m| m.visits).sum();
+        // the table from earlier ones (an early stop may add only a few),
+        // or over the whole losing streak when that is more.
+        let evidence = root_visits(report).max(self.losing_evidence);
         let network = self.network_for(game);
         let min_evidence = if network {
             RESIGN_EVIDENCE_NETWORK
@@ -1043,6 +1054,11 @@ impl Engine for MctsEngine {
             .first()
             .is_some_and(|m| m.winrate < self.config.resign_threshold);
         self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
+        self.losing_evidence = if losing {
+            self.losing_evidence + report.visits
+        } else {
+            0
+        };
         let decision = self.decide(game, color, options, &report);
         let decision = self.below_full_strength(game, color, options, decision, &report);
         (decision, report)
@@ -1141,6 +1157,7 @@ impl Engine for MctsEngine {
     fn clear(&mut self) {
         lock(&self.tree).table.clear();
         self.losing_streak = 0;
+        self.losing_evidence = 0;
         self.final_ownership = None;
         if let Some(parts) = &self.network {
             match parts.cache.lock() {

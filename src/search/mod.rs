@@ -977,10 +977,15 @@ impl MctsEngine {
         };
         let area = game.board().geometry().area() as u32;
         // Visits behind the root's moves, this search's and those kept in
-        // the table from earlier ones (an early stop may add only a few),
-        // or over the whole losing streak when that is more.
-        let evidence = root_visits(report).max(self.losing_evidence);
+        // the table from earlier ones (an early stop may add only a few);
+        // with a net, or those searched over the whole losing streak when
+        // that is more (the playouts' noisy judgement needs one long search).
         let network = self.network_for(game);
+        let evidence = if network {
+            root_visits(report).max(self.losing_evidence)
+        } else {
+            root_visits(report)
+        };
         let min_evidence = if network {
             RESIGN_EVIDENCE_NETWORK
         } else {

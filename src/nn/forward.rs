@@ -228,7 +228,6 @@ impl Block {
         }
     }
 
-    /// Visits every convolution mutably.
     /// Runs the transformer blocks' projections in `precision`.
     fn set_precision(&mut self, precision: Precision) {
         match self {
@@ -241,6 +240,7 @@ impl Block {
         }
     }
 
+    /// Visits every convolution mutably.
     fn for_each_conv_mut(&mut self, f: &mut dyn FnMut(&mut Conv)) {
         match self {
             Block::Ordinary { first, second, .. } => {

@@ -74,20 +74,6 @@ impl PackedMatrixI8 {
         self.n
     }
 
-    /// The matrix as the kernel sees it, dequantized, row-major (for tests).
-    pub fn dequantized(&self) -> Vec<f32> {
-        let mut out = vec![0.0; self.k * self.n];
-        for col in 0..self.n {
-            let (p, j) = (col / PANEL, col % PANEL);
-            for row in 0..self.k {
-                let (quad, t) = (row / QUAD, row % QUAD);
-                let q = self.data[((p * (self.k_padded / QUAD) + quad) * PANEL + j) * QUAD + t];
-                out[row * self.n + col] = q as f32 * self.scale[col];
-            }
-        }
-        out
-    }
-
     fn panel(&self, p: usize) -> &[i8] {
         let len = self.k_padded * PANEL;
         &self.data[p * len..(p + 1) * len]
@@ -147,10 +133,16 @@ fn quantize_row(src: &[f32], dst: &mut [i8]) -> f32 {
     }
     let inv = 1.0 / scale;
     for (d, &v) in dst.iter_mut().zip(src) {
-        *d = (v * inv).clamp(-QMAX, QMAX).round_ties_even() as i8;
+        *d = quantize_scaled(v, inv);
     }
     dst[src.len()..].fill(0);
     scale
+}
+
+/// `v * inv` clamped to ±127 and rounded to nearest, ties to even: an activation's byte.
+#[inline]
+fn quantize_scaled(v: f32, inv: f32) -> i8 {
+    (v * inv).clamp(-QMAX, QMAX).round_ties_even() as i8
 }
 
 thread_local! {
@@ -165,7 +157,7 @@ pub enum Isa {
     Avx2,
 }
 
-/// The best int8 kernel this CPU runs, and its name for logs.
+/// The best int8 kernel this CPU runs.
 pub fn best_isa() -> Isa {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
@@ -281,7 +273,7 @@ mod portable {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{store_row, PackedMatrixI8, QuantizedRows, PANEL, QMAX, QUAD};
+    use super::{quantize_scaled, store_row, PackedMatrixI8, QuantizedRows, PANEL, QMAX, QUAD};
     use std::arch::x86_64::*;
 
     /// Rows per micro-tile: 4 rows x 16 columns = 8 accumulators of 8 sums.
@@ -403,7 +395,7 @@ mod avx2 {
         }
         let inv = 1.0 / scale;
         for (d, &v) in dst[at..k].iter_mut().zip(&src[at..]) {
-            *d = (v * inv).clamp(-QMAX, QMAX).round_ties_even() as i8;
+            *d = quantize_scaled(v, inv);
         }
         dst[k..].fill(0);
         scale

@@ -295,18 +295,31 @@ impl NetworkLeaves {
             neutral(&mut self.results[slot]);
             return;
         }
-        let v = black_view(&self.evals[0], &mut self.policy, &mut self.ownership);
+        self.take_result(0, slot, key, root.score_center, cfg, true);
+    }
+
+    /// Net evaluation `eval` of the game in `slot`: cached under `key` and
+    /// made the slot's leaf result.
+    fn take_result(
+        &mut self,
+        eval: usize,
+        slot: usize,
+        key: u64,
+        center: f64,
+        cfg: &SearchConfig,
+        at_root: bool,
+    ) {
+        let v = black_view(&self.evals[eval], &mut self.policy, &mut self.ownership);
         lock(&self.cache).put(key, v, &self.policy, &self.ownership);
-        let board = self.games[slot].board();
         fill(
             &mut self.results[slot],
-            board,
+            self.games[slot].board(),
             v,
             &self.policy,
             &self.ownership,
-            root.score_center,
+            center,
             cfg,
-            true,
+            at_root,
         );
     }
 }
@@ -425,6 +438,7 @@ impl LeafEvaluator for NetworkLeaves {
             cfg.policy_optimism,
             &mut self.evals,
         );
+        drop(games);
         if let Err(e) = done {
             crate::log_line!("tengen: network evaluation failed: {e}");
             for p in &self.pending {
@@ -437,19 +451,9 @@ impl LeafEvaluator for NetworkLeaves {
             self.duplicates.clear();
             return;
         }
-        for (i, p) in self.pending.iter().enumerate() {
-            let v = black_view(&self.evals[i], &mut self.policy, &mut self.ownership);
-            lock(&self.cache).put(p.key, v, &self.policy, &self.ownership);
-            fill(
-                &mut self.results[p.slot],
-                self.games[p.slot].board(),
-                v,
-                &self.policy,
-                &self.ownership,
-                p.center,
-                cfg,
-                p.at_root,
-            );
+        for i in 0..self.pending.len() {
+            let p = self.pending[i];
+            self.take_result(i, p.slot, p.key, p.center, cfg, p.at_root);
         }
         self.pending.clear();
         for &(slot, source) in &self.duplicates {

@@ -1194,6 +1194,67 @@ mod tests {
         assert_eq!(leaves_in_time(ms(1), Some(ms(2000)), ms(0), 0), 1);
     }
 
+    /// The root's priors come from the net at `root_policy_optimism`: with a
+    /// net that has an optimistic policy head (the transformer, version 15)
+    /// and the same seed (so the same symmetry), optimism 1 at the root moves
+    /// the priors away from optimism 0.
+    #[test]
+    fn the_root_is_judged_at_its_own_policy_optimism() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/nets/b10c384h6nbttflrs.bin.gz");
+        if !path.exists() {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(!ci, "no transformer net in target/nets under CI=true");
+            crate::log_line!("skipped: no transformer net in target/nets (.ci/fetch-nets)");
+            return;
+        }
+        let net = Arc::new(Network::load(&path).expect("the transformer loads"));
+        let mut game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+        game.play(
+            Color::Black,
+            Move::Play(game.board().geometry().point(4, 4).unwrap()),
+        )
+        .unwrap();
+        let priors = |root_policy_optimism: f32| {
+            let config = SearchConfig {
+                tt_mb: 4,
+                root_policy_optimism,
+                ..SearchConfig::default()
+            };
+            let mut engine = MctsEngine::with_network(config, net.clone()).unwrap();
+            let options = GenmoveOptions {
+                limits: Limits {
+                    playouts: Some(1),
+                    time: None,
+                },
+                ..GenmoveOptions::default()
+            };
+            engine.genmove(
+                &game,
+                Color::White,
+                &options,
+                &AtomicBool::new(false),
+                &mut |_| {},
+            );
+            engine.root_policy(&game, Color::White)
+        };
+        let (plain, optimistic) = (priors(0.0), priors(1.0));
+        assert_eq!(plain.len(), optimistic.len());
+        let largest = plain
+            .iter()
+            .zip(&optimistic)
+            .map(|((a, p), (b, q))| {
+                assert_eq!(a, b);
+                (p - q).abs()
+            })
+            .fold(0.0f32, f32::max);
+        assert!(
+            largest > 1e-3,
+            "optimism changed no prior by more than {largest}"
+        );
+        assert_eq!(priors(0.0), plain, "the same seed gives the same priors");
+    }
+
     /// After searches (with reuse), every node satisfies the graph-search
     /// invariants: its child statistics are the sums over its edges, and no
     /// edge has more visits than the child it leads to.

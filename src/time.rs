@@ -44,6 +44,22 @@ pub const DEFAULT_MOVE_SECONDS: f64 = 5.0;
 /// The longest time taken from any clock, flag or command, in seconds (a
 /// year): longer ones are clamped to it.
 pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+/// With overtime after main time (byo-yomi, Canadian), the least a move in main
+/// time takes, in overtime periods (per stone). Every move made in main time
+/// forgoes the period it would have had after it, so main time only adds to
+/// the game's thinking when its moves take longer than a period. If strength
+/// grows with the logarithm of the time, spending `t` a move until main time
+/// `M` is gone gains `(M / t) ln(t / p)`, largest at `t = e·p`; spread over
+/// 1.75 times as many moves (later moves decide more games, as KataGo's time
+/// control also reasons): `e / 1.75` periods a move.
+pub const MAIN_TIME_PERIODS_PER_MOVE: f64 = std::f64::consts::E / 1.75;
+/// The win rate (of the player's own last search) from which a player with
+/// time to save thinks for only [`CONFIDENT_TIME_FACTOR`] of its budget.
+pub const CONFIDENT_WINRATE: f64 = 0.95;
+/// The share of the budget a move takes when the game looks won (KataGo's
+/// `searchFactorWhenWinning`, 0.4 in its GTP example config): the rest stays
+/// on the clock for the moves where the game may still turn.
+pub const CONFIDENT_TIME_FACTOR: f64 = 0.4;
 
 /// A number of seconds from outside (GTP, the command line): `None` unless it
 /// is finite and not negative; clamped to [`MAX_SECONDS`].
@@ -435,7 +451,10 @@ impl Clock {
                 let per_stone = period / stones.max(1) as f64;
                 if r.count == 0 {
                     let overtime = if stones > 0 { per_stone } else { 0.0 };
-                    (r.time + overtime, (r.time / moves_left).max(overtime))
+                    (
+                        r.time + overtime,
+                        main_time_target(r.time, moves_left, overtime),
+                    )
                 } else {
                     // The period must last for `count` more stones.
                     let per = r.time / r.count as f64;
@@ -447,7 +466,10 @@ impl Clock {
             } => {
                 if r.count == 0 {
                     let overtime = if periods > 0 { period } else { 0.0 };
-                    (r.time + overtime, (r.time / moves_left).max(overtime))
+                    (
+                        r.time + overtime,
+                        main_time_target(r.time, moves_left, overtime),
+                    )
                 } else {
                     (r.time, r.time)
                 }
@@ -460,6 +482,23 @@ impl Clock {
             // Almost nothing left: answer at once.
             MIN_BUDGET_SECONDS
         })
+    }
+}
+
+/// What a move in main time should take when `main` seconds of it are left,
+/// about `moves_left` own moves remain, and every move after main time gets
+/// `overtime` seconds (0: none). With overtime, at least
+/// [`MAIN_TIME_PERIODS_PER_MOVE`] periods; and once less than one and a half
+/// periods of main time are left, all of it and the first period too (the
+/// period is whole again at the next move).
+fn main_time_target(main: f64, moves_left: f64, overtime: f64) -> f64 {
+    let share = main / moves_left;
+    if overtime <= 0.0 {
+        share
+    } else if main < 1.5 * overtime {
+        main + overtime
+    } else {
+        share.max(MAIN_TIME_PERIODS_PER_MOVE * overtime)
     }
 }
 
@@ -482,14 +521,25 @@ pub fn moves_left(board: &Board) -> f64 {
 
 /// The limits for the next `genmove`: the configured `--playouts`/`--time`,
 /// tightened by the clock's budget; [`DEFAULT_MOVE_SECONDS`] when nothing at
-/// all limits the search.
+/// all limits the search. `winrate`: the player's win rate from its own
+/// previous search in this game, if known; at [`CONFIDENT_WINRATE`] or more
+/// a budget whose unused time stays on the clock shrinks by
+/// [`CONFIDENT_TIME_FACTOR`].
 pub fn limits(
     configured: Limits,
     clock: &Clock,
     color: crate::go::board::Color,
     board: &Board,
+    winrate: Option<f64>,
 ) -> Limits {
-    let budget = clock.budget(color, moves_left(board));
+    let confident = winrate.is_some_and(|w| w >= CONFIDENT_WINRATE) && !clock.use_or_lose(color);
+    let budget = clock.budget(color, moves_left(board)).map(|b| {
+        if confident {
+            (b * CONFIDENT_TIME_FACTOR).max(MIN_BUDGET_SECONDS)
+        } else {
+            b
+        }
+    });
     let time = match (configured.time, budget) {
         (Some(t), Some(b)) => Some(t.min(duration(b))),
         (Some(t), None) => Some(t),
@@ -792,7 +842,7 @@ mod tests {
             Clock::new(TimeSystem::Absolute { main: 1e25 }),
             Clock::new(TimeSystem::from_time_settings(0.0, 1e300, 1)),
         ] {
-            let l = limits(Limits::default(), &clock, Color::Black, &board);
+            let l = limits(Limits::default(), &clock, Color::Black, &board, None);
             assert!(l.time.is_some_and(|t| t.as_secs_f64() <= 366.0 * 86400.0));
         }
     }
@@ -876,7 +926,7 @@ mod tests {
     fn limits_combine_flags_and_clock() {
         let board = Board::new(Geometry::new(19).unwrap());
         let none = Limits::default();
-        let free = limits(none, &Clock::default(), Color::Black, &board);
+        let free = limits(none, &Clock::default(), Color::Black, &board, None);
         assert_eq!(
             free.time,
             Some(Duration::from_secs_f64(DEFAULT_MOVE_SECONDS))
@@ -886,7 +936,7 @@ mod tests {
             time: None,
         };
         assert_eq!(
-            limits(playouts, &Clock::default(), Color::Black, &board),
+            limits(playouts, &Clock::default(), Color::Black, &board, None),
             playouts
         );
         let clock = Clock::new(TimeSystem::Absolute { main: 60.0 });
@@ -898,7 +948,59 @@ mod tests {
             &clock,
             Color::Black,
             &board,
+            None,
         );
         assert!(l.time.unwrap() < Duration::from_secs(1), "{l:?}");
+    }
+
+    /// KGS's 5:00 + 5×10 s: main time goes at about one and a half periods a
+    /// move (not one, which would make it add nothing to the game), and its
+    /// last seconds go together with the first period.
+    #[test]
+    fn main_time_before_byoyomi_is_spent_at_more_than_a_period_a_move() {
+        let board = Board::new(Geometry::new(19).unwrap());
+        for system in [
+            TimeSystem::Byoyomi {
+                main: 300.0,
+                period: 10.0,
+                periods: 5,
+            },
+            TimeSystem::Canadian {
+                main: 300.0,
+                period: 100.0,
+                stones: 10,
+            },
+        ] {
+            let mut clock = Clock::new(system);
+            let seconds = |clock: &Clock| clock.budget(Color::Black, moves_left(&board)).unwrap();
+            let opening = seconds(&clock);
+            assert!((14.0..16.0).contains(&opening), "{system:?}: {opening}");
+            clock.time_left(Color::Black, 12.0, 0);
+            let last = seconds(&clock);
+            assert!((19.0..21.5).contains(&last), "{system:?}: {last}");
+        }
+        // Without overtime, main time is shared out as before.
+        let clock = Clock::new(TimeSystem::Absolute { main: 300.0 });
+        let b = clock.budget(Color::Black, moves_left(&board)).unwrap();
+        assert!((1.0..3.0).contains(&b), "{b}");
+    }
+
+    #[test]
+    fn a_won_game_saves_main_time_but_never_a_period() {
+        let board = Board::new(Geometry::new(19).unwrap());
+        let seconds = |clock: &Clock, winrate| {
+            limits(Limits::default(), clock, Color::White, &board, winrate)
+                .time
+                .unwrap()
+                .as_secs_f64()
+        };
+        let main = Clock::new(TimeSystem::Absolute { main: 600.0 });
+        let full = seconds(&main, None);
+        assert_eq!(seconds(&main, Some(0.9)), full);
+        let saved = seconds(&main, Some(0.97));
+        assert!((0.35..0.45).contains(&(saved / full)), "{full} {saved}");
+        // In a byo-yomi period unused time is lost: a won game thinks as long.
+        let period = Clock::new(TimeSystem::from_time_settings(0.0, 2.0, 1));
+        assert_eq!(seconds(&period, Some(0.99)), seconds(&period, None));
     }
 }

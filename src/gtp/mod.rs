@@ -146,6 +146,10 @@ pub struct Session {
     /// When the command being handled arrived: a `genmove`'s time counts
     /// from there, as the controller's clock does.
     received: Instant,
+    /// The win rate of the last move `genmove` played: its colour, the move's
+    /// number and the win rate the search gave it. The next `genmove` of that
+    /// colour, one move later, shares its time by it (see [`time::limits`]).
+    last_winrate: Option<(Color, u32, f64)>,
 }
 
 /// Runs GTP on stdin/stdout until `quit` or end of input.
@@ -257,6 +261,7 @@ impl Session {
             quit: false,
             handicap: 0,
             ponder_next: false,
+            last_winrate: None,
             network: None,
             human_network: None,
             received: Instant::now(),
@@ -415,8 +420,18 @@ impl Session {
         play: bool,
         analysis: Option<(Flavor, &AnalyzeArgs)>,
     ) -> Decision {
+        let previous_winrate = self
+            .last_winrate
+            .filter(|&(c, number, _)| c == color && number + 1 == self.game.move_number())
+            .map(|(_, _, w)| w);
         let options = GenmoveOptions {
-            limits: time::limits(self.options.limits, &self.clock, color, self.game.board()),
+            limits: time::limits(
+                self.options.limits,
+                &self.clock,
+                color,
+                self.game.board(),
+                previous_winrate,
+            ),
             cleanup,
             allow_resign: play && !cleanup,
             use_all_time: self.clock.use_or_lose(color),
@@ -477,6 +492,7 @@ impl Session {
         if let (true, Decision::Play(mv)) = (play, decision) {
             self.game.play(color, mv).expect("checked move is legal");
             self.ponder_next = true;
+            self.last_winrate = Some((color, self.game.move_number(), winrate));
         }
         decision
     }

@@ -417,11 +417,15 @@ struct Driven {
 
 impl Driven {
     fn new() -> Driven {
+        Driven::with_engine(Box::new(RandomEngine::new(1)))
+    }
+
+    fn with_engine(engine: Box<dyn Engine>) -> Driven {
         let out = Shared::default();
         let (sender, events) = mpsc::channel();
         let session = Session::new(
             Options::default(),
-            Box::new(RandomEngine::new(1)),
+            engine,
             Box::new(out.clone()),
             events,
             sender,
@@ -487,5 +491,80 @@ fn a_huge_analysis_interval_is_clamped() {
             t.starts_with("=\n") && t.ends_with("\n\n"),
             "{command}: {t:?}"
         );
+    }
+}
+
+/// A [`RandomEngine`] whose searches all end at `winrate`, recording the time
+/// limit of each `genmove`.
+struct ConfidentEngine {
+    inner: RandomEngine,
+    winrate: f64,
+    time_limits: Arc<Mutex<Vec<Option<Duration>>>>,
+}
+
+impl Engine for ConfidentEngine {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        self.time_limits.lock().unwrap().push(options.limits.time);
+        let (decision, report) = self.inner.genmove(game, color, options, stop, progress);
+        let report = Report {
+            winrate: self.winrate,
+            ..report
+        };
+        (decision, report)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        color: Color,
+        interval: Duration,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Report),
+    ) {
+        self.inner.analyze(game, color, interval, stop, progress);
+    }
+
+    fn dead_stones(&mut self, game: &Game) -> Vec<crate::go::board::Point> {
+        self.inner.dead_stones(game)
+    }
+}
+
+/// Under main time, a `genmove` right after one that found the game won
+/// thinks for a share of its budget; one after an open game, or for the
+/// other colour, for all of it.
+#[test]
+fn a_search_that_found_the_game_won_saves_time_on_the_next_move() {
+    for (winrate, saves) in [(0.99, true), (0.6, false)] {
+        let time_limits = Arc::new(Mutex::new(Vec::new()));
+        let mut d = Driven::with_engine(Box::new(ConfidentEngine {
+            inner: RandomEngine::new(3),
+            winrate,
+            time_limits: time_limits.clone(),
+        }));
+        assert_eq!(d.run("kgs-time_settings absolute 600"), "= \n\n");
+        for line in ["genmove b", "play w D4", "genmove b", "genmove w"] {
+            assert!(d.run(line).starts_with("= "), "{line}");
+        }
+        let seconds: Vec<f64> = time_limits
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|t| t.expect("a clock sets a limit").as_secs_f64())
+            .collect();
+        let ratio = seconds[1] / seconds[0];
+        if saves {
+            assert!((0.35..0.45).contains(&ratio), "{seconds:?}");
+        } else {
+            assert!(ratio > 0.9, "{seconds:?}");
+        }
+        // White's first search: nothing known, the whole budget.
+        assert!(seconds[2] / seconds[0] > 0.9, "{seconds:?}");
     }
 }

@@ -96,14 +96,14 @@ struct EngineArgs {
     #[arg(long, default_value_t = PriorWeights::default().opening_sense,
           allow_negative_numbers = true, value_parser = non_negative)]
     opening_sense: f32,
-    /// With --model: the policy optimism of nodes below the root, 0 to 1 (nets
-    /// of model version 12 and later; KataGo's `policyOptimism`, 1 in its
-    /// GTP and analysis engines; for tuning matches).
+    /// With a net of model version 12 or later: the policy optimism of nodes
+    /// below the root, 0 to 1 (KataGo's `policyOptimism`; 1 as in its GTP and
+    /// analysis engines).
     #[arg(long, default_value_t = SearchConfig::default().policy_optimism,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     policy_optimism: f32,
-    /// With --model: the policy optimism of the root (KataGo's
-    /// `rootPolicyOptimism`, 0.2 there; for tuning matches).
+    /// With a net of model version 12 or later: the policy optimism of the
+    /// root (KataGo's `rootPolicyOptimism`; 0.2 as there).
     #[arg(long, default_value_t = SearchConfig::default().root_policy_optimism,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     root_policy_optimism: f32,

@@ -152,9 +152,10 @@ pub struct SearchConfig {
     pub root_policy_temperature: f32,
     /// The policy optimism the net is evaluated at below the root (0..=1;
     /// nets of model version 12 and later blend toward their optimistic
-    /// policy head). KataGo's GTP and analysis engines use 1.
+    /// policy head; others have none). 1, as KataGo's GTP and analysis
+    /// engines.
     pub policy_optimism: f32,
-    /// The same at the root (KataGo's `rootPolicyOptimism`, 0.2 there).
+    /// The same at the root: 0.2, KataGo's `rootPolicyOptimism` there.
     pub root_policy_optimism: f32,
 }
 
@@ -182,8 +183,8 @@ impl Default for SearchConfig {
             level: Level::Max,
             ignore_pre_root_history: false,
             root_policy_temperature: 1.0,
-            policy_optimism: 0.0,
-            root_policy_optimism: 0.0,
+            policy_optimism: 1.0,
+            root_policy_optimism: 0.2,
         }
     }
 }

@@ -35,7 +35,7 @@ use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
 use crate::nn::{Evaluator, NetEval, Network, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
-use crate::search::{MctsEngine, SearchConfig, MAX_THREADS};
+use crate::search::{MctsEngine, QueryOptions, SearchConfig, MAX_THREADS};
 use katago_config::KataGoConfig;
 use query::{Context, Query, Request};
 use serde_json::Value;
@@ -706,10 +706,12 @@ impl Worker {
             .settings
             .ignore_pre_root_history
             .then(|| game.turns().len());
-        self.engine.set_root_options(
-            q.settings.ignore_pre_root_history,
-            q.settings.root_policy_temperature as f32,
-        );
+        self.engine.set_query_options(QueryOptions {
+            ignore_pre_root_history: q.settings.ignore_pre_root_history,
+            root_policy_temperature: q.settings.root_policy_temperature as f32,
+            policy_optimism: q.settings.policy_optimism as f32,
+            root_policy_optimism: q.settings.root_policy_optimism() as f32,
+        });
         self.evaluator.set_history_floor(floor);
         let mut root = NetEval::new();
         let root_ok = self

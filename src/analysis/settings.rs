@@ -214,6 +214,11 @@ pub struct SearchSettings {
     /// `rootPolicyTemperature` (also a query field): the root's priors are
     /// the policy raised to 1/T and renormalised.
     pub root_policy_temperature: f64,
+    /// `policyOptimism`: the policy optimism below the root (KataGo's
+    /// analysis default, 1).
+    pub policy_optimism: f64,
+    /// `rootPolicyOptimism`, if given; see [`SearchSettings::root_policy_optimism`].
+    pub root_policy_optimism_set: Option<f64>,
 }
 
 impl Default for SearchSettings {
@@ -227,11 +232,20 @@ impl Default for SearchSettings {
             ignore_pre_root_history: true,
             root_symmetry_pruning: true,
             root_policy_temperature: 1.0,
+            policy_optimism: 1.0,
+            root_policy_optimism_set: None,
         }
     }
 }
 
 impl SearchSettings {
+    /// The policy optimism at the root: `rootPolicyOptimism` if given, else
+    /// as KataGo defaults it, `policyOptimism` but at most 0.2.
+    pub fn root_policy_optimism(&self) -> f64 {
+        self.root_policy_optimism_set
+            .unwrap_or(self.policy_optimism.min(0.2))
+    }
+
     /// Applies one key; `Ok(false)` when the key is not a search setting.
     ///
     /// # Errors
@@ -274,6 +288,12 @@ impl SearchSettings {
             }
             "rootSymmetryPruning" => {
                 self.root_symmetry_pruning = boolean(key, value)?;
+            }
+            "policyOptimism" => {
+                self.policy_optimism = number(key, value, 0.0, 1.0)?;
+            }
+            "rootPolicyOptimism" => {
+                self.root_policy_optimism_set = Some(number(key, value, 0.0, 1.0)?);
             }
             "humanSLProfile" => {
                 let profile = SgfMetadata::profile(value)
@@ -497,6 +517,8 @@ mod tests {
             ("reportAnalysisWinratesAs", "RED"),
             ("humanSLProfile", "rank_99k"),
             ("warnUnusedFields", "maybe"),
+            ("policyOptimism", "1.5"),
+            ("rootPolicyOptimism", "-0.1"),
         ] {
             let e = EngineSettings::from_config(&config(&[(k, v)]), "test.cfg").unwrap_err();
             assert!(e.contains(k), "{k}={v}: {e}");
@@ -559,5 +581,23 @@ mod tests {
         let s = EngineSettings::from_config(&c, "test.cfg").unwrap();
         assert_eq!(s.search_threads, 3);
         assert!(s.unused.is_empty(), "{:?}", s.unused);
+    }
+
+    /// KataGo's defaults: optimism 1 below the root, at the root the smaller
+    /// of that and 0.2 unless `rootPolicyOptimism` is given.
+    #[test]
+    fn policy_optimism_defaults_as_katago_and_follows_the_config() {
+        let optimism = |pairs: &[(&str, &str)]| {
+            let s = EngineSettings::from_config(&config(pairs), "test.cfg").unwrap();
+            assert!(s.unused.is_empty(), "{:?}", s.unused);
+            (s.search.policy_optimism, s.search.root_policy_optimism())
+        };
+        assert_eq!(optimism(&[]), (1.0, 0.2));
+        assert_eq!(optimism(&[("policyOptimism", "0.1")]), (0.1, 0.1));
+        assert_eq!(optimism(&[("policyOptimism", "0")]), (0.0, 0.0));
+        assert_eq!(
+            optimism(&[("policyOptimism", "0"), ("rootPolicyOptimism", "0.7")]),
+            (0.0, 0.7)
+        );
     }
 }

@@ -159,6 +159,16 @@ pub struct SearchConfig {
     pub root_policy_optimism: f32,
 }
 
+/// The part of [`SearchConfig`] each analysis query sets
+/// ([`MctsEngine::set_query_options`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueryOptions {
+    pub ignore_pre_root_history: bool,
+    pub root_policy_temperature: f32,
+    pub policy_optimism: f32,
+    pub root_policy_optimism: f32,
+}
+
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
@@ -309,12 +319,15 @@ impl MctsEngine {
         &self.config
     }
 
-    /// Sets [`SearchConfig::ignore_pre_root_history`] and
-    /// [`SearchConfig::root_policy_temperature`] for the next searches (the
-    /// analysis engine's per-query settings).
-    pub fn set_root_options(&mut self, ignore_pre_root_history: bool, policy_temperature: f32) {
-        self.config.ignore_pre_root_history = ignore_pre_root_history;
-        self.config.root_policy_temperature = policy_temperature;
+    /// Sets the options the analysis engine's queries may change for the
+    /// next searches: [`SearchConfig::ignore_pre_root_history`],
+    /// [`SearchConfig::root_policy_temperature`] and the policy optimism
+    /// below and at the root.
+    pub fn set_query_options(&mut self, options: QueryOptions) {
+        self.config.ignore_pre_root_history = options.ignore_pre_root_history;
+        self.config.root_policy_temperature = options.root_policy_temperature;
+        self.config.policy_optimism = options.policy_optimism;
+        self.config.root_policy_optimism = options.root_policy_optimism;
     }
 
     /// Whether a network evaluates the leaves (on boards it takes).

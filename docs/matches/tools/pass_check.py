@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--player", choices=["odd-black", "even-black"], default="odd-black")
     ap.add_argument("--rules", default="chinese")
     ap.add_argument("--bad", type=float, default=1.0, help="points a bad pass loses at least")
+    ap.add_argument("--before-final", action="store_true", help="skip the game's final two passes")
     ap.add_argument("sgf", nargs="+")
     args = ap.parse_args()
 
@@ -63,7 +64,7 @@ def main():
         sign = 1.0 if colour == "B" else -1.0
         final = len(moves) - 2 if len(moves) >= 2 and moves[-1][1] == moves[-2][1] == "pass" else len(moves)
         for i, (c, point) in enumerate(moves):
-            if c != colour or point != "pass":
+            if c != colour or point != "pass" or (args.before_final and i >= final):
                 continue
             query = {
                 "id": f"{path}:{i}",

@@ -302,13 +302,24 @@ fn end_of_input_does_not_cut_a_genmove_short() {
     );
 }
 
-/// A [`RandomEngine`] that counts its `dead_stones` calls.
-struct CountingEngine {
-    inner: RandomEngine,
+/// A [`RandomEngine`] that records what the session asks of it: the time
+/// limit of each `genmove` and the number of `dead_stones` calls; its
+/// searches end at `winrate` when that is set.
+#[derive(Default)]
+struct RecordingEngine {
+    inner: Option<RandomEngine>,
+    winrate: Option<f64>,
+    time_limits: Arc<Mutex<Vec<Option<Duration>>>>,
     dead_stone_calls: Arc<std::sync::atomic::AtomicUsize>,
 }
 
-impl Engine for CountingEngine {
+impl RecordingEngine {
+    fn inner(&mut self) -> &mut RandomEngine {
+        self.inner.get_or_insert_with(|| RandomEngine::new(1))
+    }
+}
+
+impl Engine for RecordingEngine {
     fn genmove(
         &mut self,
         game: &Game,
@@ -317,7 +328,10 @@ impl Engine for CountingEngine {
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
     ) -> (Decision, Report) {
-        self.inner.genmove(game, color, options, stop, progress)
+        self.time_limits.lock().unwrap().push(options.limits.time);
+        let (decision, report) = self.inner().genmove(game, color, options, stop, progress);
+        let winrate = self.winrate.unwrap_or(report.winrate);
+        (decision, Report { winrate, ..report })
     }
 
     fn analyze(
@@ -328,12 +342,12 @@ impl Engine for CountingEngine {
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
     ) {
-        self.inner.analyze(game, color, interval, stop, progress);
+        self.inner().analyze(game, color, interval, stop, progress);
     }
 
     fn dead_stones(&mut self, game: &Game) -> Vec<crate::go::board::Point> {
         self.dead_stone_calls.fetch_add(1, Ordering::Relaxed);
-        self.inner.dead_stones(game)
+        self.inner().dead_stones(game)
     }
 }
 
@@ -342,9 +356,9 @@ impl Engine for CountingEngine {
 #[test]
 fn final_status_list_computes_dead_stones_only_for_dead_and_alive() {
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let engine = CountingEngine {
-        inner: RandomEngine::new(1),
+    let engine = RecordingEngine {
         dead_stone_calls: calls.clone(),
+        ..RecordingEngine::default()
     };
     let out = Shared::default();
     let input = "boardsize 5\nplay b c3\nfinal_status_list living\nfinal_status_list\n\
@@ -494,48 +508,6 @@ fn a_huge_analysis_interval_is_clamped() {
     }
 }
 
-/// A [`RandomEngine`] whose searches all end at `winrate`, recording the time
-/// limit of each `genmove`.
-struct ConfidentEngine {
-    inner: RandomEngine,
-    winrate: f64,
-    time_limits: Arc<Mutex<Vec<Option<Duration>>>>,
-}
-
-impl Engine for ConfidentEngine {
-    fn genmove(
-        &mut self,
-        game: &Game,
-        color: Color,
-        options: &GenmoveOptions,
-        stop: &AtomicBool,
-        progress: &mut dyn FnMut(&Report),
-    ) -> (Decision, Report) {
-        self.time_limits.lock().unwrap().push(options.limits.time);
-        let (decision, report) = self.inner.genmove(game, color, options, stop, progress);
-        let report = Report {
-            winrate: self.winrate,
-            ..report
-        };
-        (decision, report)
-    }
-
-    fn analyze(
-        &mut self,
-        game: &Game,
-        color: Color,
-        interval: Duration,
-        stop: &AtomicBool,
-        progress: &mut dyn FnMut(&Report),
-    ) {
-        self.inner.analyze(game, color, interval, stop, progress);
-    }
-
-    fn dead_stones(&mut self, game: &Game) -> Vec<crate::go::board::Point> {
-        self.inner.dead_stones(game)
-    }
-}
-
 /// Under main time, a `genmove` right after one that found the game won
 /// thinks for a share of its budget; one after an open game, or for the
 /// other colour, for all of it.
@@ -543,10 +515,10 @@ impl Engine for ConfidentEngine {
 fn a_search_that_found_the_game_won_saves_time_on_the_next_move() {
     for (winrate, saves) in [(0.99, true), (0.6, false)] {
         let time_limits = Arc::new(Mutex::new(Vec::new()));
-        let mut d = Driven::with_engine(Box::new(ConfidentEngine {
-            inner: RandomEngine::new(3),
-            winrate,
+        let mut d = Driven::with_engine(Box::new(RecordingEngine {
+            winrate: Some(winrate),
             time_limits: time_limits.clone(),
+            ..RecordingEngine::default()
         }));
         assert_eq!(d.run("kgs-time_settings absolute 600"), "= \n\n");
         for line in ["genmove b", "play w D4", "genmove b", "genmove w"] {

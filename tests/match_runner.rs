@@ -258,6 +258,12 @@ fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
     let out = run_match(&passer(&dir), &passer(&dir), &clock);
     assert!(game_lines(&out)[0].contains("W+"), "{out}");
     assert!(!game_lines(&out)[0].contains("W+T"), "{out}");
+    // The game line shows what was left of each clock.
+    assert!(
+        game_lines(&out)[0].contains("clocks at the end: black 0.")
+            && game_lines(&out)[0].contains("s of main time, white 0."),
+        "{out}"
+    );
     // Absolute time is sent as time_settings M 0 0.
     let mover = fake_engine(&dir, "A1", "", r"= \n\n");
     run_match(

@@ -170,12 +170,31 @@ pub fn play_game(
         }
     };
 
+    if let Some(c) = &clock {
+        notes.push(format!(
+            "clocks at the end: black {}, white {}",
+            describe_clock(c, Color::Black),
+            describe_clock(c, Color::White)
+        ));
+    }
     let mut record = match ending {
         Ending::TwoPasses => score_finished(spec, game, black, white, referee, &mut notes),
         other => finish(game, other),
     };
     record.notes = notes;
     record
+}
+
+/// A player's clock as the game line shows it: main time left, or the
+/// byo-yomi periods left (how many a player lost is what a real clock match
+/// needs to see).
+fn describe_clock(clock: &Clock, color: Color) -> String {
+    let r = clock.remaining(color);
+    if r.count == 0 {
+        format!("{:.1} s of main time", r.time)
+    } else {
+        format!("{} period(s)", r.count)
+    }
 }
 
 /// Why an engine loses a game it did not finish.

@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--rules", default="chinese")
     ap.add_argument("--bad", type=float, default=1.0, help="points a bad pass loses at least")
     ap.add_argument("--before-final", action="store_true", help="skip the game's final two passes")
+    ap.add_argument("--only", help="comma-separated move numbers: check only these passes (one game)")
     ap.add_argument("sgf", nargs="+")
     args = ap.parse_args()
 
@@ -65,6 +66,8 @@ def main():
         final = len(moves) - 2 if len(moves) >= 2 and moves[-1][1] == moves[-2][1] == "pass" else len(moves)
         for i, (c, point) in enumerate(moves):
             if c != colour or point != "pass" or (args.before_final and i >= final):
+                continue
+            if args.only and str(i + 1) not in args.only.split(","):
                 continue
             query = {
                 "id": f"{path}:{i}",

@@ -240,7 +240,9 @@ impl Default for SearchSettings {
 
 impl SearchSettings {
     /// The policy optimism at the root: `rootPolicyOptimism` if given, else
-    /// as KataGo defaults it, `policyOptimism` but at most 0.2.
+    /// as KataGo defaults it, `policyOptimism` but at most 0.2
+    /// ([`crate::nn::KATAGO_GTP_POLICY_OPTIMISM`], written here in f64 so
+    /// that the config's numbers stay exact).
     pub fn root_policy_optimism(&self) -> f64 {
         self.root_policy_optimism_set
             .unwrap_or(self.policy_optimism.min(0.2))

@@ -40,6 +40,8 @@ pub mod net_cache;
 pub mod network;
 pub mod ownership;
 pub mod puct;
+#[cfg(test)]
+mod test_nets;
 pub mod tt;
 
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
@@ -194,7 +196,7 @@ impl Default for SearchConfig {
             ignore_pre_root_history: false,
             root_policy_temperature: 1.0,
             policy_optimism: 1.0,
-            root_policy_optimism: 0.2,
+            root_policy_optimism: crate::nn::KATAGO_GTP_POLICY_OPTIMISM,
         }
     }
 }
@@ -1214,15 +1216,9 @@ mod tests {
     /// the priors away from optimism 0.
     #[test]
     fn the_root_is_judged_at_its_own_policy_optimism() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target/nets/b10c384h6nbttflrs.bin.gz");
-        if !path.exists() {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(!ci, "no transformer net in target/nets under CI=true");
-            crate::log_line!("skipped: no transformer net in target/nets (.ci/fetch-nets)");
+        let Some(net) = super::test_nets::transformer() else {
             return;
-        }
-        let net = Arc::new(Network::load(&path).expect("the transformer loads"));
+        };
         let mut game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
         game.play(
             Color::Black,
@@ -1283,20 +1279,6 @@ mod tests {
         check_graph_invariants_of(engine, ko, 3000);
     }
 
-    /// The b6c96 net of `../shared/nets/`, or `None` with a notice on stderr
-    /// (a failure under `CI=true`).
-    fn b6c96() -> Option<Arc<Network>> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
-        if !path.exists() {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(!ci, "../shared/nets/ has no b6c96 net under CI=true");
-            crate::log_line!("skipped: no b6c96 net in ../shared/nets");
-            return None;
-        }
-        Some(Arc::new(Network::load(&path).expect("the b6c96 net loads")))
-    }
-
     fn check_graph_invariants_of(mut engine: MctsEngine, ko: KoRule, visits: u64) {
         let mut rules = Preset::Chinese.rules();
         rules.ko = ko;
@@ -1354,7 +1336,9 @@ mod tests {
 
     #[test]
     fn graph_invariants_hold_in_the_network_search() {
-        let Some(net) = b6c96() else { return };
+        let Some(net) = super::test_nets::b6c96() else {
+            return;
+        };
         for (ko, batch) in [(KoRule::Simple, 1), (KoRule::Positional, 4)] {
             let engine = MctsEngine::with_network(
                 SearchConfig {
@@ -1374,7 +1358,9 @@ mod tests {
     /// does, and going back gives the first answer again.
     #[test]
     fn remembered_final_ownership_follows_the_position() {
-        let Some(net) = b6c96() else { return };
+        let Some(net) = super::test_nets::b6c96() else {
+            return;
+        };
         let fresh = || {
             MctsEngine::with_network(
                 SearchConfig {

@@ -504,15 +504,8 @@ mod tests {
     fn transformer_nets_search_in_batches_of_one_and_the_others_of_four() {
         let builtin = crate::nn::builtin::network().expect("the built-in net loads");
         assert_eq!(default_batch(&builtin), DEFAULT_BATCH);
-        let transformer = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target/nets/b10c384h6nbttflrs.bin.gz");
-        if transformer.exists() {
-            let net = Network::load(&transformer).expect("the transformer loads");
+        if let Some(net) = crate::search::test_nets::transformer() {
             assert_eq!(default_batch(&net), 1);
-        } else {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(!ci, "no transformer net in target/nets under CI=true");
-            crate::log_line!("skipped the transformer: not in target/nets (.ci/fetch-nets)");
         }
     }
 

@@ -1,0 +1,37 @@
+//! Nets the unit tests load from disk: `None`, with a notice on stderr, when
+//! the file is missing — and a failure under `CI=true`, where it must be there.
+
+use crate::nn::Network;
+use std::sync::Arc;
+
+/// The net at `relative` (to the crate's directory), `what` naming it in the
+/// messages and `hint` saying where it comes from.
+fn load(relative: &str, what: &str, hint: &str) -> Option<Arc<Network>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    if !path.exists() {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(!ci, "no {what} net at {relative} under CI=true");
+        crate::log_line!("skipped: no {what} net at {relative} ({hint})");
+        return None;
+    }
+    let net = Network::load(&path).unwrap_or_else(|e| panic!("the {what} net loads: {e}"));
+    Some(Arc::new(net))
+}
+
+/// The g170 b6c96 net of `../shared/nets/`.
+pub fn b6c96() -> Option<Arc<Network>> {
+    load(
+        "../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz",
+        "b6c96",
+        "the shared nets beside the repository",
+    )
+}
+
+/// KaTrain 1.20's transformer (model version 15) in `target/nets/`.
+pub fn transformer() -> Option<Arc<Network>> {
+    load(
+        "target/nets/b10c384h6nbttflrs.bin.gz",
+        "transformer",
+        ".ci/fetch-nets",
+    )
+}

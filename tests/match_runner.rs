@@ -243,6 +243,12 @@ fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
         games[0].contains("W+T, B wins, 4 moves, A forfeits"),
         "{out}"
     );
+    // The game line's clocks: the flag fell for Black, White's main time
+    // (the passer's quick moves) is not yet gone.
+    assert!(
+        games[0].contains("clocks at the end: black flag fallen, white 0."),
+        "{out}"
+    );
     assert!(
         out.contains("0.2 s main time + 2 x 0.3 s byo-yomi"),
         "{out}"
@@ -262,6 +268,24 @@ fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
     assert!(
         game_lines(&out)[0].contains("clocks at the end: black 0.")
             && game_lines(&out)[0].contains("s of main time, white 0."),
+        "{out}"
+    );
+    // With no main time, quick moves keep every period.
+    let periods_only = [
+        "--games",
+        "1",
+        "--size",
+        "5",
+        "--main-time",
+        "0",
+        "--byoyomi",
+        "0.3",
+        "--periods",
+        "2",
+    ];
+    let out = run_match(&passer(&dir), &passer(&dir), &periods_only);
+    assert!(
+        game_lines(&out)[0].contains("clocks at the end: black 2 period(s), white 2 period(s)"),
         "{out}"
     );
     // Absolute time is sent as time_settings M 0 0.

@@ -171,10 +171,25 @@ pub fn play_game(
     };
 
     if let Some(c) = &clock {
+        let flagged = match ending {
+            Ending::Forfeit {
+                loser,
+                on_time: true,
+                ..
+            } => Some(loser),
+            _ => None,
+        };
+        let describe = |color| {
+            if flagged == Some(color) {
+                "flag fallen".to_string()
+            } else {
+                describe_clock(c, color)
+            }
+        };
         notes.push(format!(
             "clocks at the end: black {}, white {}",
-            describe_clock(c, Color::Black),
-            describe_clock(c, Color::White)
+            describe(Color::Black),
+            describe(Color::White)
         ));
     }
     let mut record = match ending {
@@ -187,7 +202,8 @@ pub fn play_game(
 
 /// A player's clock as the game line shows it: main time left, or the
 /// byo-yomi periods left (how many a player lost is what a real clock match
-/// needs to see).
+/// needs to see). A move that never ended was never charged: the caller
+/// says "flag fallen" for the player who lost on time.
 fn describe_clock(clock: &Clock, color: Color) -> String {
     let r = clock.remaining(color);
     if r.count == 0 {

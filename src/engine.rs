@@ -6,11 +6,12 @@
 //! receives [`Report`]s while it thinks (for `lz-analyze`, `kata-analyze`,
 //! GoGui's analysis commands). An engine never sees protocol text.
 
-use crate::go::board::{Color, Move, Point};
+use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::nn::metadata::SgfMetadata;
 use crate::search::classical::playout::{random_point_where, PlayoutRng};
 use crate::search::levels::Level;
+use crate::search::root_choices::RootChoices;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -24,10 +25,51 @@ pub struct Limits {
     pub time: Option<Duration>,
 }
 
+/// A front end's limit on the moves a search may begin with: GTP's
+/// `avoid`/`allow COLOR V,V,… DEPTH` and the JSON analysis engine's
+/// `avoidMoves`/`allowMoves`. Engines apply it at the root of a search for
+/// `player` only, whatever the depth asked (a graph search shares its deeper
+/// nodes between depths), and never to a pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveRestriction {
+    pub player: Color,
+    pub moves: Vec<Move>,
+    /// `allow`: only these; `avoid`: not these.
+    pub allow: bool,
+}
+
+/// The board points `restrictions` keep a search for `color` from playing at
+/// its root (a point may appear more than once).
+pub fn excluded_points(
+    restrictions: &[MoveRestriction],
+    color: Color,
+    geometry: Geometry,
+) -> Vec<Point> {
+    let mut out = Vec::new();
+    for r in restrictions.iter().filter(|r| r.player == color) {
+        if r.allow {
+            out.extend(
+                geometry
+                    .points()
+                    .filter(|p| !r.moves.contains(&Move::Play(*p))),
+            );
+        } else {
+            out.extend(r.moves.iter().filter_map(|m| match m {
+                Move::Play(p) => Some(*p),
+                Move::Pass => None,
+            }));
+        }
+    }
+    out
+}
+
 /// What `genmove` asks for beyond the limits.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GenmoveOptions {
+pub struct GenmoveOptions<'a> {
     pub limits: Limits,
+    /// What the search may begin with (the front end's avoided points and
+    /// the position's symmetries); `None`: every move.
+    pub root: Option<&'a RootChoices>,
     /// `kgs-genmove_cleanup`: do not pass while dead opponent stones remain on
     /// the board; capture them first.
     pub cleanup: bool,
@@ -64,6 +106,14 @@ pub struct MoveInfo {
     /// Visits of each move of `pv` (the edge's, as `visits` counts them);
     /// empty when the engine keeps none.
     pub pv_visits: Vec<u64>,
+}
+
+impl MoveInfo {
+    /// The utility's lower bound: the utility moved by the margin of `lcb`
+    /// below the win rate (the utility spans twice the win rate's range).
+    pub fn utility_lcb(&self) -> f64 {
+        self.utility - 2.0 * (self.winrate - self.lcb).max(0.0)
+    }
 }
 
 /// A snapshot of a search.
@@ -114,12 +164,14 @@ pub trait Engine: Send {
         progress: &mut dyn FnMut(&Report),
     ) -> (Decision, Report);
 
-    /// Thinks about the position for `color` until `stop` is set, calling
-    /// `progress` about every `interval`.
+    /// Thinks about the position for `color`, never beginning with a point of
+    /// `excluded`, until `stop` is set, calling `progress` about every
+    /// `interval`.
     fn analyze(
         &mut self,
         game: &Game,
         color: Color,
+        excluded: &[Point],
         interval: Duration,
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
@@ -175,26 +227,9 @@ impl RandomEngine {
         }
     }
 
-    fn choose(&mut self, game: &Game, color: Color) -> Move {
-        let board = game.board();
-        random_point_where(board, &mut self.rng, |p| {
-            !board.is_true_eye(p, color) && game.is_legal(color, Move::Play(p))
-        })
-        .map_or(Move::Pass, Move::Play)
-    }
-}
-
-impl Engine for RandomEngine {
-    fn genmove(
-        &mut self,
-        game: &Game,
-        color: Color,
-        _options: &GenmoveOptions,
-        _stop: &AtomicBool,
-        _progress: &mut dyn FnMut(&Report),
-    ) -> (Decision, Report) {
-        let mv = self.choose(game, color);
-        let report = Report {
+    /// A report of one visit to `mv`.
+    fn report(mv: Move) -> Report {
+        Report {
             moves: vec![MoveInfo {
                 mv,
                 visits: 1,
@@ -211,22 +246,46 @@ impl Engine for RandomEngine {
             visits: 1,
             winrate: 0.5,
             ..Report::default()
-        };
-        (Decision::Play(mv), report)
+        }
+    }
+
+    fn choose(&mut self, game: &Game, color: Color, excluded: &[Point]) -> Move {
+        let board = game.board();
+        random_point_where(board, &mut self.rng, |p| {
+            !board.is_true_eye(p, color)
+                && !excluded.contains(&p)
+                && game.is_legal(color, Move::Play(p))
+        })
+        .map_or(Move::Pass, Move::Play)
+    }
+}
+
+impl Engine for RandomEngine {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        options: &GenmoveOptions,
+        _stop: &AtomicBool,
+        _progress: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        let avoided = options.root.map_or(&[][..], RootChoices::avoided);
+        let mv = self.choose(game, color, avoided);
+        (Decision::Play(mv), RandomEngine::report(mv))
     }
 
     fn analyze(
         &mut self,
         game: &Game,
         color: Color,
+        excluded: &[Point],
         interval: Duration,
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
     ) {
-        let never = AtomicBool::new(false);
         while !stop.load(Ordering::Relaxed) {
-            let (_, report) =
-                self.genmove(game, color, &GenmoveOptions::default(), &never, &mut |_| {});
+            let mv = self.choose(game, color, excluded);
+            let report = RandomEngine::report(mv);
             progress(&report);
             // Sleep in small steps so a stop request is seen quickly.
             let mut slept = Duration::ZERO;

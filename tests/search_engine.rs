@@ -49,7 +49,7 @@ fn small() -> SearchConfig {
     }
 }
 
-fn with_playouts(n: u64) -> GenmoveOptions {
+fn with_playouts(n: u64) -> GenmoveOptions<'static> {
     GenmoveOptions {
         limits: Limits {
             playouts: Some(n),
@@ -209,6 +209,7 @@ fn analyze_streams_reports_until_stopped() {
     e.analyze(
         &game,
         Color::White,
+        &[],
         Duration::from_millis(2),
         &stop,
         &mut |r: &Report| {

@@ -27,14 +27,12 @@ pub mod katago_config;
 pub mod query;
 pub mod response;
 pub mod settings;
-pub mod symmetry;
-
-use symmetry::RootSymmetries;
 
 use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
 use crate::nn::{Evaluator, NetEval, Network, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
+use crate::search::root_choices::RootChoices;
 use crate::search::{MctsEngine, QueryOptions, SearchConfig, MAX_THREADS};
 use katago_config::KataGoConfig;
 use query::{Context, Query, Request};
@@ -730,16 +728,12 @@ impl Worker {
         };
         let hashes = response::position_hashes(game.board(), to_move);
         let avoided = q.excluded(to_move);
-        let symmetries = if q.settings.root_symmetry_pruning {
-            RootSymmetries::of(&game, &avoided)
+        let choices = if q.settings.root_symmetry_pruning {
+            RootChoices::new(&game, to_move, avoided)
         } else {
-            RootSymmetries::default()
+            RootChoices::without_symmetries(avoided)
         };
-        let excluded: Vec<_> = avoided
-            .iter()
-            .copied()
-            .chain(symmetries.duplicates())
-            .collect();
+        let excluded = choices.excluded();
         let limits = Limits {
             playouts: q.settings.max_visits,
             time: q.settings.max_time.map(crate::time::duration),
@@ -749,7 +743,9 @@ impl Worker {
         let evaluator = &mut self.evaluator;
         let mut write = |report: &Report, during: bool, own: &mut Vec<(Move, Vec<f32>)>| {
             if q.include_moves_ownership {
-                add_moves_ownership(evaluator, &game, to_move, report, own);
+                let listed = choices.listing(&report.moves);
+                let moves = listed.iter().map(|l| l.info.mv);
+                add_moves_ownership(evaluator, &game, to_move, moves, own);
             }
             let turn = response::Turn {
                 query: q,
@@ -760,8 +756,7 @@ impl Worker {
                 human: human_ok.then_some(&human_eval),
                 moves_ownership: own,
                 hashes: hashes.clone(),
-                symmetries: &symmetries,
-                avoided: &avoided,
+                choices: &choices,
             };
             out.line(&response::analysis(&turn, report, during));
         };
@@ -779,30 +774,30 @@ impl Worker {
     }
 }
 
-/// Black's ownership after each reported move not yet in `own`: the net's
-/// view of the position the move makes (tengen's search keeps no ownership
-/// per move).
+/// Black's ownership after each of `moves` not yet in `own` (the listed
+/// ones, symmetric copies too): the net's view of the position the move
+/// makes (tengen's search keeps no ownership per move).
 fn add_moves_ownership(
     evaluator: &mut Evaluator,
     game: &crate::go::game::Game,
     to_move: Color,
-    report: &Report,
+    moves: impl Iterator<Item = Move>,
     own: &mut Vec<(Move, Vec<f32>)>,
 ) {
     let mut eval = NetEval::new();
-    for m in &report.moves {
-        if own.iter().any(|(mv, _)| *mv == m.mv) {
+    for mv in moves {
+        if own.iter().any(|(m, _)| *m == mv) {
             continue;
         }
         let mut after = game.clone();
-        if after.play(to_move, m.mv).is_err() {
+        if after.play(to_move, mv).is_err() {
             continue;
         }
         if evaluator
             .evaluate(&after, 0, KATAGO_GTP_POLICY_OPTIMISM, &mut eval)
             .is_ok()
         {
-            own.push((m.mv, eval.to_view(Color::Black).ownership));
+            own.push((mv, eval.to_view(Color::Black).ownership));
         }
     }
 }

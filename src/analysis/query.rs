@@ -9,6 +9,7 @@
 //! and the turns to analyse are flags over the move list.
 
 use super::settings::{EngineSettings, SearchSettings, KATAGO_SEARCH_KEYS};
+use crate::engine::{excluded_points, MoveRestriction};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
 use crate::go::rules::{HandicapBonus, KataGoFields, KataGoNamedRules, Rules, Scoring};
@@ -72,17 +73,6 @@ pub enum Request {
     Analyze(Box<Query>),
 }
 
-/// `avoidMoves`/`allowMoves` for one player. tengen applies them at the root
-/// of each analysed turn where `player` is to move (every `untilDepth` covers
-/// the root), not deeper in the search; a pass cannot be avoided.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveRestriction {
-    pub player: Color,
-    pub moves: Vec<Move>,
-    /// `allowMoves`: only these; `avoidMoves`: not these.
-    pub allow: bool,
-}
-
 /// A checked query.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Query {
@@ -118,24 +108,10 @@ impl Query {
         replay(self, turn).0
     }
 
-    /// The board plays the root may not search for `color`.
+    /// The board plays the root may not search for `color` (see
+    /// [`MoveRestriction`]: the root only, never a pass).
     pub fn excluded(&self, color: Color) -> Vec<Point> {
-        let mut out = Vec::new();
-        for r in self.restrictions.iter().filter(|r| r.player == color) {
-            if r.allow {
-                out.extend(
-                    self.geometry
-                        .points()
-                        .filter(|p| !r.moves.contains(&Move::Play(*p))),
-                );
-            } else {
-                out.extend(r.moves.iter().filter_map(|m| match m {
-                    Move::Play(p) => Some(*p),
-                    Move::Pass => None,
-                }));
-            }
-        }
-        out
+        excluded_points(&self.restrictions, color, self.geometry)
     }
 }
 

@@ -13,10 +13,10 @@
 //! the values differ from KataGo's).
 
 use super::query::{Fault, Query, Warning};
-use super::symmetry::RootSymmetries;
 use crate::engine::{MoveInfo, Report};
-use crate::go::board::{Board, Color, Geometry, Move, Point};
+use crate::go::board::{Board, Color, Geometry, Move};
 use crate::nn::NetEval;
+use crate::search::root_choices::RootChoices;
 use crate::vertex::format_move;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -36,12 +36,10 @@ pub struct Turn<'a> {
     pub moves_ownership: &'a [(Move, Vec<f32>)],
     /// [`position_hashes`] of the root.
     pub hashes: (String, String),
-    /// The root's symmetries: each searched move is listed again for each
-    /// of its images.
-    pub symmetries: &'a RootSymmetries,
-    /// The query's avoided points for the player to move (no image is
-    /// listed on one).
-    pub avoided: &'a [Point],
+    /// The query's avoided points for the player to move and the root's
+    /// symmetries: each searched move is listed again for each of its
+    /// images.
+    pub choices: &'a RootChoices,
 }
 
 #[derive(Serialize)]
@@ -175,27 +173,14 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         let black = t.moves_ownership.iter().find(|(m, _)| *m == mv)?;
         Some(ownership_for(&black.1, view == Color::Black))
     };
-    // KataGo's listing under root symmetry pruning: each move, then its
-    // images not listed yet and not avoided, as copies.
-    let mut listed: Vec<Move> = Vec::with_capacity(report.moves.len());
-    let mut entries: Vec<(&MoveInfo, u8)> = Vec::with_capacity(report.moves.len());
-    for m in &report.moves {
-        for &s in t.symmetries.symmetries() {
-            let image = t.symmetries.image(s, m.mv);
-            let is_avoided = matches!(image, Move::Play(p) if t.avoided.contains(&p));
-            if listed.contains(&image) || (s != 0 && is_avoided) {
-                continue;
-            }
-            listed.push(image);
-            entries.push((m, s));
-        }
-    }
-    let move_infos = entries
+    let move_infos = t
+        .choices
+        .listing(&report.moves)
         .iter()
         .enumerate()
-        .map(|(order, &(m, s))| {
+        .map(|(order, listed)| {
             let mut info = move_info(
-                m,
+                &listed.info,
                 order,
                 q,
                 geometry,
@@ -204,12 +189,7 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
                 &human_prior,
                 &moves_ownership,
             );
-            if s != 0 {
-                let image = |mv: Move| format_move(t.symmetries.image(s, mv), geometry);
-                info.is_symmetry_of = Some(info.mv.clone());
-                info.mv = image(m.mv);
-                info.pv = m.pv[..info.pv.len()].iter().map(|&mv| image(mv)).collect();
-            }
+            info.is_symmetry_of = listed.symmetry_of.map(|mv| format_move(mv, geometry));
             info
         })
         .collect();
@@ -313,9 +293,6 @@ fn move_info(
     let pv_visits = q
         .include_pv_visits
         .then(|| m.pv_visits.iter().take(pv_len).copied().collect::<Vec<_>>());
-    // The bound's margin below the win rate, carried to the utility (which
-    // spans twice the win rate's range).
-    let utility_lcb = m.utility - 2.0 * (m.winrate - m.lcb).max(0.0);
     MoveInfoJson {
         mv: format_move(m.mv, geometry),
         visits: m.visits,
@@ -331,7 +308,7 @@ fn move_info(
         human_prior: human_prior(m.mv),
         utility: signed(m.utility),
         lcb: rate(m.lcb),
-        utility_lcb: signed(utility_lcb),
+        utility_lcb: signed(m.utility_lcb()),
         order,
         play_selection_value: m.visits as f64,
         pv: m.pv[..pv_len]

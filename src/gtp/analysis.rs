@@ -9,10 +9,11 @@
 
 use super::protocol::GtpError;
 use super::vertex::{format_move, parse_color, Vertex};
-use crate::engine::{MoveInfo, Report};
-use crate::go::board::{Color, Geometry, Move};
+use crate::engine::{excluded_points, MoveInfo, MoveRestriction, Report};
+use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::score;
+use crate::search::root_choices::RootChoices;
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -25,15 +26,6 @@ pub enum Flavor {
     Kata,
 }
 
-/// A move list restriction: `avoid`/`allow COLOR v,v,… UNTILDEPTH`. Only the
-/// first move of the variations is restricted (depth 1), in the report.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveFilter {
-    pub color: Color,
-    pub moves: Vec<Move>,
-    pub allow: bool,
-}
-
 /// Parsed arguments of `lz-analyze`, `kata-analyze` and the genmove variants:
 /// `[color] [interval] [interval N] [minmoves N] [maxmoves N] [avoid …] [allow …]`
 /// and, for kata, `rootInfo|ownership|… true|false`.
@@ -43,7 +35,8 @@ pub struct AnalyzeArgs {
     /// Time between two `info` lines; `None` (interval 0) prints none until the end.
     pub interval: Option<Duration>,
     pub max_moves: Option<usize>,
-    pub filters: Vec<MoveFilter>,
+    /// `avoid`/`allow`: what the search may begin with (its root only).
+    pub restrictions: Vec<MoveRestriction>,
     pub root_info: bool,
     pub ownership: bool,
 }
@@ -63,7 +56,7 @@ impl AnalyzeArgs {
             color: None,
             interval: Some(DEFAULT_INTERVAL),
             max_moves: None,
-            filters: Vec::new(),
+            restrictions: Vec::new(),
             root_info: false,
             ownership: false,
         };
@@ -101,20 +94,28 @@ impl AnalyzeArgs {
                     i += 2;
                 }
                 "avoid" | "allow" => {
-                    let color = parse_color(value(i + 1)?).ok_or_else(GtpError::syntax)?;
+                    let player = parse_color(value(i + 1)?).ok_or_else(GtpError::syntax)?;
                     let moves = value(i + 2)?
                         .split(',')
                         .filter(|v| !v.is_empty())
                         .map(|v| Vertex::parse(v).and_then(|v| v.to_move(geometry)))
                         .collect::<Option<Vec<_>>>()
                         .ok_or_else(GtpError::syntax)?;
-                    value(i + 3)?
-                        .parse::<u32>()
-                        .map_err(|_| GtpError::syntax())?;
-                    a.filters.push(MoveFilter {
-                        color,
+                    let depth: u32 = value(i + 3)?.parse().map_err(|_| GtpError::syntax())?;
+                    let allow = key == "allow";
+                    // As KataGo: a depth of at least 1, and for each player
+                    // avoid lists or one allow list, not both.
+                    let clash = a
+                        .restrictions
+                        .iter()
+                        .any(|r| r.player == player && (r.allow || allow));
+                    if depth == 0 || clash {
+                        return Err(GtpError::syntax());
+                    }
+                    a.restrictions.push(MoveRestriction {
+                        player,
                         moves,
-                        allow: key == "allow",
+                        allow,
                     });
                     i += 4;
                 }
@@ -149,12 +150,9 @@ impl AnalyzeArgs {
         Ok(a)
     }
 
-    /// Whether the filters let `color` start a variation with `mv`.
-    fn admits(&self, color: Color, mv: Move) -> bool {
-        self.filters
-            .iter()
-            .filter(|f| f.color == color)
-            .all(|f| f.moves.contains(&mv) == f.allow)
+    /// The board points the search for `color` may not begin with.
+    pub fn excluded(&self, color: Color, geometry: Geometry) -> Vec<Point> {
+        excluded_points(&self.restrictions, color, geometry)
     }
 }
 
@@ -162,7 +160,16 @@ fn fraction_int(v: f64) -> i64 {
     (v.clamp(0.0, 1.0) * 10000.0) as i64
 }
 
-fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, geometry: Geometry) {
+/// One move's block; `symmetry_of`: the searched move `m` copies (kata only
+/// prints it, as KataGo).
+fn write_move(
+    out: &mut String,
+    m: &MoveInfo,
+    symmetry_of: Option<Move>,
+    order: usize,
+    flavor: Flavor,
+    geometry: Geometry,
+) {
     let mv = format_move(m.mv, geometry);
     let _ = write!(out, "info move {mv} visits {}", m.visits);
     match flavor {
@@ -176,18 +183,27 @@ fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, geom
             );
         }
         Flavor::Kata => {
+            // KataGo's fields in KataGo's order; `scoreMean` is the lead, as
+            // KataGo reports it for older tools, the mean is `scoreSelfplay`.
             let _ = write!(
                 out,
-                " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} prior {:.6} lcb {:.6}",
+                " edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} \
+                 scoreSelfplay {:.6} prior {:.6} lcb {:.6} utilityLcb {:.6} weight {:.6}",
                 m.visits,
                 m.utility,
                 m.winrate,
-                m.score_mean,
+                m.score_lead,
                 m.score_stdev,
                 m.score_lead,
+                m.score_mean,
                 m.prior,
-                m.lcb
+                m.lcb,
+                m.utility_lcb(),
+                m.visits as f64,
             );
+            if let Some(of) = symmetry_of {
+                let _ = write!(out, " isSymmetryOf {}", format_move(of, geometry));
+            }
         }
     }
     let _ = write!(out, " order {order} pv");
@@ -199,27 +215,33 @@ fn write_move(out: &mut String, m: &MoveInfo, order: usize, flavor: Flavor, geom
     }
 }
 
-/// One output line for `report`, analysed for `color` in `game`; `None` when
-/// there is nothing to print.
+/// One output line for `report`, analysed for `color` in `game` with the
+/// root's `choices` (each searched move is followed by its symmetric
+/// copies, as KataGo lists them); `None` when there is nothing to print.
 pub fn info_line(
     report: &Report,
     color: Color,
     args: &AnalyzeArgs,
     flavor: Flavor,
     game: &Game,
+    choices: &RootChoices,
 ) -> Option<String> {
     let geometry = game.board().geometry();
     let mut out = String::new();
-    let moves = report
-        .moves
-        .iter()
-        .filter(|m| args.admits(color, m.mv))
-        .take(args.max_moves.unwrap_or(usize::MAX));
-    for (order, m) in moves.enumerate() {
+    let listing = choices.listing(&report.moves);
+    let moves = listing.iter().take(args.max_moves.unwrap_or(usize::MAX));
+    for (order, listed) in moves.enumerate() {
         if !out.is_empty() {
             out.push(' ');
         }
-        write_move(&mut out, m, order, flavor, geometry);
+        write_move(
+            &mut out,
+            &listed.info,
+            listed.symmetry_of,
+            order,
+            flavor,
+            geometry,
+        );
     }
     if flavor == Flavor::Kata && args.root_info {
         if !out.is_empty() {
@@ -319,7 +341,24 @@ mod tests {
         .unwrap();
         assert_eq!(a.max_moves, Some(3));
         assert!(a.ownership && a.root_info);
-        assert_eq!(a.filters.len(), 1);
+        let d4 = g.point(3, 15).unwrap();
+        let q16 = g.point(15, 3).unwrap();
+        assert_eq!(
+            a.restrictions,
+            vec![MoveRestriction {
+                player: Color::Black,
+                moves: vec![Move::Play(d4), Move::Play(q16)],
+                allow: false,
+            }]
+        );
+        assert_eq!(a.excluded(Color::Black, g), vec![d4, q16]);
+        assert!(a.excluded(Color::White, g).is_empty());
+        let a = AnalyzeArgs::parse(&args("b 10 allow w d4,pass 3 avoid b d4 1"), Flavor::Lz, g)
+            .unwrap();
+        let white = a.excluded(Color::White, g);
+        assert_eq!(white.len(), 360);
+        assert!(!white.contains(&d4));
+        assert_eq!(a.excluded(Color::Black, g), vec![d4]);
         assert_eq!(
             AnalyzeArgs::parse(&args("0"), Flavor::Lz, g)
                 .unwrap()
@@ -330,6 +369,12 @@ mod tests {
             "b x",
             "ownership true",
             "b 50 avoid b d4",
+            "b 50 avoid b d4 0",
+            "b 50 avoid b z99 1",
+            // KataGo's rule: for one player, avoid lists or one allow list.
+            "b 50 avoid b d4 1 allow b q16 1",
+            "b 50 allow b d4 1 avoid b q16 1",
+            "b 50 allow w d4 1 allow w q16 1",
             "interval -1",
             "b 50 maxmoves x",
         ] {
@@ -345,16 +390,18 @@ mod tests {
         let game = Game::new(Geometry::new(9).unwrap(), Rules::default(), 7.0);
         let r = report(&game);
         let a = AnalyzeArgs::parse(&[], Flavor::Lz, game.board().geometry()).unwrap();
+        let all = RootChoices::default();
         assert_eq!(
-            info_line(&r, Color::Black, &a, Flavor::Lz, &game).unwrap(),
+            info_line(&r, Color::Black, &a, Flavor::Lz, &game, &all).unwrap(),
             "info move D4 visits 10 winrate 5678 prior 2500 lcb 4678 order 0 pv D4 C7 pass \
              info move pass visits 10 winrate 10000 prior 2500 lcb 9000 order 1 pv pass C7 pass"
         );
-        let k = info_line(&r, Color::Black, &a, Flavor::Kata, &game).unwrap();
+        let k = info_line(&r, Color::Black, &a, Flavor::Kata, &game, &all).unwrap();
         assert!(
             k.starts_with(
                 "info move D4 visits 10 edgeVisits 10 utility 0.200000 winrate 0.567890 \
-                 scoreMean 1.250000 scoreStdev 12.000000 scoreLead 1.500000 prior 0.250000"
+                 scoreMean 1.500000 scoreStdev 12.000000 scoreLead 1.500000 scoreSelfplay 1.250000 \
+                 prior 0.250000 lcb 0.467890 utilityLcb 0.000000 weight 10.000000 order 0 pv D4 C7 pass info"
             ),
             "{k}"
         );
@@ -363,10 +410,42 @@ mod tests {
         a2.ownership = true;
         a2.root_info = true;
         a2.max_moves = Some(1);
-        let k = info_line(&r, Color::White, &a2, Flavor::Kata, &game).unwrap();
+        let k = info_line(&r, Color::White, &a2, Flavor::Kata, &game, &all).unwrap();
         assert_eq!(k.matches("info move").count(), 1);
         assert!(k.contains(" rootInfo visits 20 "));
         let own = k.split(" ownership ").nth(1).unwrap();
         assert_eq!(own.split(' ').count(), 81);
+    }
+
+    /// On a symmetric position each searched move is followed by its images,
+    /// numbered in turn, with the variation turned; kata names the move
+    /// copied (KataGo's `isSymmetryOf`), lz does not.
+    #[test]
+    fn symmetric_copies_follow_each_move() {
+        let game = Game::new(Geometry::new(9).unwrap(), Rules::default(), 7.0);
+        let r = report(&game);
+        let choices = RootChoices::new(&game, Color::Black, Vec::new());
+        let a = AnalyzeArgs::parse(&[], Flavor::Lz, game.board().geometry()).unwrap();
+        let moves = |line: &str| -> Vec<String> {
+            line.split("info move ")
+                .skip(1)
+                .map(|b| b.split(' ').next().unwrap().to_string())
+                .collect()
+        };
+        let lz = info_line(&r, Color::Black, &a, Flavor::Lz, &game, &choices).unwrap();
+        let listed = moves(&lz);
+        // D4's four images (its diagonal holds it), then the pass.
+        assert_eq!(listed.len(), 5, "{lz}");
+        for v in ["D4", "F4", "D6", "F6"] {
+            assert!(listed.contains(&v.to_string()), "{lz}");
+        }
+        assert!(
+            lz.contains(" order 4 pv pass") && !lz.contains("isSymmetryOf"),
+            "{lz}"
+        );
+        let kata = info_line(&r, Color::Black, &a, Flavor::Kata, &game, &choices).unwrap();
+        assert_eq!(kata.matches(" isSymmetryOf D4 order ").count(), 3, "{kata}");
+        let f6 = kata.split("info move F6 ").nth(1).unwrap();
+        assert!(f6.contains(" pv F6 G3 pass"), "turned variation: {f6}");
     }
 }

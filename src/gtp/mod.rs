@@ -37,6 +37,7 @@ use crate::go::rules::Rules;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
 use crate::search::levels::Level;
+use crate::search::root_choices::RootChoices;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
 use protocol::Command;
@@ -302,6 +303,7 @@ impl Session {
             engine.analyze(
                 game,
                 game.to_move(),
+                &[],
                 Duration::from_secs(3600),
                 stop,
                 &mut |_| {},
@@ -424,6 +426,10 @@ impl Session {
             .last_winrate
             .filter(|&(c, number, _)| c == color && number + 1 == self.game.move_number())
             .map(|(_, _, w)| w);
+        let avoided = analysis.map_or_else(Vec::new, |(_, args)| {
+            args.excluded(color, self.game.board().geometry())
+        });
+        let choices = RootChoices::new(&self.game, color, avoided);
         let options = GenmoveOptions {
             limits: time::limits(
                 self.options.limits,
@@ -435,6 +441,7 @@ impl Session {
             cleanup,
             allow_resign: play && !cleanup,
             use_all_time: self.clock.use_or_lose(color),
+            root: Some(&choices),
         };
         let started = self.received;
         let (decision, summary) = self.think(StopOn::CommentLine, |engine, game, stop, out| {
@@ -453,7 +460,8 @@ impl Session {
                     return;
                 }
                 last = Some(Instant::now());
-                if let Some(line) = analysis::info_line(report, color, args, flavor, game) {
+                if let Some(line) = analysis::info_line(report, color, args, flavor, game, &choices)
+                {
                     write_line(out, &line);
                     written = Some(report.visits);
                 }
@@ -461,7 +469,9 @@ impl Session {
             let (decision, report) = engine.genmove(game, color, &options, stop, &mut progress);
             if let Some((flavor, args)) = analysis {
                 if written != Some(report.visits) {
-                    if let Some(line) = analysis::info_line(&report, color, args, flavor, game) {
+                    if let Some(line) =
+                        analysis::info_line(&report, color, args, flavor, game, &choices)
+                    {
                         write_line(out, &line);
                     }
                 }
@@ -523,6 +533,9 @@ impl Session {
     /// response with the blank line. The caller wrote the header.
     fn analyze_stream(&mut self, color: Color, flavor: Flavor, args: &AnalyzeArgs) {
         let interval = args.interval.unwrap_or(analysis::DEFAULT_INTERVAL);
+        let avoided = args.excluded(color, self.game.board().geometry());
+        let choices = RootChoices::new(&self.game, color, avoided);
+        let excluded = choices.excluded();
         self.think(StopOn::AnyLine, |engine, game, stop, out| {
             let mut last: Option<Instant> = None;
             let mut progress = |report: &Report| {
@@ -530,11 +543,12 @@ impl Session {
                     return;
                 }
                 last = Some(Instant::now());
-                if let Some(line) = analysis::info_line(report, color, args, flavor, game) {
+                if let Some(line) = analysis::info_line(report, color, args, flavor, game, &choices)
+                {
                     write_line(out, &line);
                 }
             };
-            engine.analyze(game, color, interval, stop, &mut progress);
+            engine.analyze(game, color, &excluded, interval, stop, &mut progress);
         });
         self.write("\n");
     }
@@ -558,7 +572,7 @@ impl Session {
                 });
                 let step =
                     (duration / 4).clamp(Duration::from_millis(10), Duration::from_millis(250));
-                engine.analyze(game, color, step, stop, &mut progress);
+                engine.analyze(game, color, &[], step, stop, &mut progress);
                 done.store(true, Ordering::Relaxed);
             });
             last

@@ -121,6 +121,7 @@ impl Engine for SlowEngine {
         &mut self,
         game: &Game,
         color: Color,
+        _excluded: &[crate::go::board::Point],
         _interval: Duration,
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
@@ -151,13 +152,19 @@ struct Live {
 
 impl Live {
     fn start(think: Duration) -> Live {
-        let (tx, rx) = mpsc::channel();
-        let out = Shared::default();
         let stopped = Arc::new(AtomicBool::new(false));
         let engine = SlowEngine {
             think,
             stopped: stopped.clone(),
         };
+        Live::with_engine(Box::new(engine), stopped)
+    }
+
+    /// A session of `engine`; `stopped` is what the test reads as
+    /// [`Live::stopped`].
+    fn with_engine(engine: Box<dyn Engine>, stopped: Arc<AtomicBool>) -> Live {
+        let (tx, rx) = mpsc::channel();
+        let out = Shared::default();
         let sink = out.clone();
         std::thread::spawn(move || {
             let input = io::BufReader::new(ChannelInput {
@@ -169,7 +176,7 @@ impl Live {
                 input,
                 Box::new(sink),
                 Options::default(),
-                Box::new(engine),
+                engine,
                 Networks::default(),
             )
             .unwrap();
@@ -302,6 +309,45 @@ fn end_of_input_does_not_cut_a_genmove_short() {
     );
 }
 
+/// `avoid`/`allow` restrict what the engine searches, not only what is
+/// printed: a random engine that honours them streams and plays nothing
+/// else (without the restriction it would wander over the whole board).
+#[test]
+fn avoid_and_allow_restrict_the_search_and_the_move_played() {
+    let live = Live::with_engine(Box::new(RandomEngine::new(7)), Arc::default());
+    live.send("boardsize 5\n");
+    live.wait_for("= \n\n");
+    live.send("lz-analyze b 1 avoid w c3 1 allow b c3,pass 1\n");
+    std::thread::sleep(Duration::from_millis(150));
+    live.send("\n");
+    live.wait_for("\n\n");
+    let streamed = live.text();
+    let infos: Vec<&str> = streamed.lines().filter(|l| l.starts_with("info")).collect();
+    assert!(infos.len() >= 3, "{streamed:?}");
+    assert!(
+        infos.iter().all(|l| l.starts_with("info move C3 ")),
+        "{infos:?}"
+    );
+    // White's own moves are not limited by Black's list.
+    for (i, (command, played)) in [
+        ("kata-genmove_analyze b 0 allow b d4 1", "D4"),
+        ("play w b2", ""),
+        ("kata-genmove_analyze b 0 avoid b a1,a2,a3,a4,a5,b1,b3,b4,b5,c1,c2,c4,c5,d1,d2,d3,d5,e1,e2,e3,e4,e5 1", "C3"),
+        ("lz-genmove_analyze w 0 allow w e5 1 allow b a1 1", "E5"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        live.send(&format!("{i} {command}\n"));
+        let end = if played.is_empty() {
+            format!("={i} \n\n")
+        } else {
+            format!("play {played}\n\n")
+        };
+        live.wait_for(&end);
+    }
+}
+
 /// A [`RandomEngine`] that records what the session asks of it: the time
 /// limit of each `genmove` and the number of `dead_stones` calls; its
 /// searches end at `winrate` when that is set.
@@ -338,11 +384,13 @@ impl Engine for RecordingEngine {
         &mut self,
         game: &Game,
         color: Color,
+        excluded: &[crate::go::board::Point],
         interval: Duration,
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
     ) {
-        self.inner().analyze(game, color, interval, stop, progress);
+        self.inner()
+            .analyze(game, color, excluded, interval, stop, progress);
     }
 
     fn dead_stones(&mut self, game: &Game) -> Vec<crate::go::board::Point> {

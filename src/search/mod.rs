@@ -40,6 +40,7 @@ pub mod net_cache;
 pub mod network;
 pub mod ownership;
 pub mod puct;
+pub mod root_choices;
 #[cfg(test)]
 mod test_nets;
 pub mod tt;
@@ -61,6 +62,7 @@ use net_cache::{net_input_key, NetCache};
 use network::NetworkLeaves;
 use ownership::OwnershipMap;
 use puct::PuctConfig;
+use root_choices::RootChoices;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -438,19 +440,21 @@ impl MctsEngine {
         }
     }
 
-    /// Searches `game` for `color` under `rule`, reporting every `interval`
-    /// and at the end.
+    /// Searches `game` for `color` under `rule`, never beginning with a
+    /// point of `excluded`, reporting every `interval` and at the end.
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
         game: &Game,
         color: Color,
         rule: StopRule,
+        excluded: &[Point],
         stop: &AtomicBool,
         interval: Duration,
         progress: &mut dyn FnMut(&Report),
     ) -> Report {
         let root_moves = RootMoves {
-            excluded: &[],
+            excluded,
             report_at_end: true,
         };
         self.search_root(game, color, rule, root_moves, stop, interval, progress)
@@ -952,9 +956,16 @@ impl MctsEngine {
         {
             return decision;
         }
+        // A move the front end avoids is never played; an image of a searched
+        // move is as good as it.
+        let avoided = options.root.map_or(&[][..], RootChoices::avoided);
+        let admitted = |mv: Move| {
+            game.is_legal(color, mv) && !matches!(mv, Move::Play(p) if avoided.contains(&p))
+        };
         if let Some(human) = &mut self.human {
             return human
                 .choose(game, color, report)
+                .filter(|&mv| admitted(mv))
                 .map_or(decision, Decision::Play);
         }
         let Some(kyu) = self.config.level.kyu() else {
@@ -966,7 +977,7 @@ impl MctsEngine {
         }
         let points = game.board().geometry().area();
         let mv = levels::pick(kyu, points, &mut policy, &mut self.level_rng);
-        if game.is_legal(color, mv) {
+        if admitted(mv) {
             Decision::Play(mv)
         } else {
             decision
@@ -1069,7 +1080,8 @@ impl Engine for MctsEngine {
             early: !(options.use_all_time && time.is_some()),
         };
         let interval = self.config.report_interval;
-        let report = self.search(game, color, rule, stop, interval, progress);
+        let excluded = options.root.map(RootChoices::excluded).unwrap_or_default();
+        let report = self.search(game, color, rule, &excluded, stop, interval, progress);
         let losing = report
             .moves
             .first()
@@ -1089,6 +1101,7 @@ impl Engine for MctsEngine {
         &mut self,
         game: &Game,
         color: Color,
+        excluded: &[Point],
         interval: Duration,
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
@@ -1098,7 +1111,7 @@ impl Engine for MctsEngine {
             time: None,
             early: false,
         };
-        self.search(game, color, rule, stop, interval, progress);
+        self.search(game, color, rule, excluded, stop, interval, progress);
     }
 
     /// Settling playouts decide, a short search of the player to move is the
@@ -1133,6 +1146,7 @@ impl Engine for MctsEngine {
             game,
             game.to_move(),
             rule,
+            &[],
             &never,
             Duration::MAX,
             &mut |_| {},
@@ -1518,6 +1532,83 @@ mod tests {
         }
         engine.clear_tree();
         assert!(engine.node_of(&game, Color::Black).is_none());
+    }
+
+    /// `genmove` and `analyze` honour a front end's excluded points (GTP's
+    /// `avoid`/`allow`): on an empty 5×5 board, where the search plays
+    /// inside, a search kept to the first line plays and reports nothing
+    /// else; under symmetry pruning it searches one of each set of
+    /// symmetric moves.
+    #[test]
+    fn genmove_and_analyze_never_begin_with_an_excluded_point() {
+        let g = Geometry::new(5).unwrap();
+        let game = Game::new(g, Preset::Chinese.rules(), 0.5);
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 4,
+            playouts: Some(300),
+            ..SearchConfig::default()
+        });
+        let inner = |p: Point| (1..4).contains(&p.x()) && (1..4).contains(&p.y());
+        let excluded: Vec<Point> = g.points().filter(|&p| inner(p)).collect();
+        let outside = |mv: Move| !matches!(mv, Move::Play(p) if inner(p));
+        let never = AtomicBool::new(false);
+        let (free, _) = engine.genmove(
+            &game,
+            Color::Black,
+            &GenmoveOptions::default(),
+            &never,
+            &mut |_| {},
+        );
+        assert!(!outside(free_move(free)), "unrestricted: {free:?}");
+        let choices = RootChoices::without_symmetries(excluded.clone());
+        let options = GenmoveOptions {
+            root: Some(&choices),
+            ..GenmoveOptions::default()
+        };
+        let (decision, report) = engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
+        assert!(outside(free_move(decision)), "{decision:?}");
+        assert!(!report.moves.is_empty());
+        assert!(report.moves.iter().all(|m| outside(m.mv)), "{report:?}");
+        // Symmetry pruning: one of each set of symmetric moves.
+        let pruned = RootChoices::new(&game, Color::Black, Vec::new());
+        let duplicates: Vec<Point> = pruned.duplicates().collect();
+        assert_eq!(duplicates.len(), 25 - 6);
+        let options = GenmoveOptions {
+            root: Some(&pruned),
+            ..GenmoveOptions::default()
+        };
+        let (_, report) = engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
+        assert!(!report.moves.is_empty());
+        for m in &report.moves {
+            assert!(
+                !matches!(m.mv, Move::Play(p) if duplicates.contains(&p)),
+                "{m:?}"
+            );
+        }
+        let stop = AtomicBool::new(false);
+        let mut reports = 0;
+        engine.analyze(
+            &game,
+            Color::White,
+            &excluded,
+            Duration::ZERO,
+            &stop,
+            &mut |r| {
+                assert!(r.moves.iter().all(|m| outside(m.mv)), "{r:?}");
+                reports += 1;
+                if reports == 5 {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            },
+        );
+        assert!(reports >= 5);
+    }
+
+    fn free_move(decision: Decision) -> Move {
+        match decision {
+            Decision::Play(mv) => mv,
+            Decision::Resign => panic!("resigned on an empty board"),
+        }
     }
 
     #[test]

@@ -39,6 +39,12 @@ pub struct AnalyzeArgs {
     pub restrictions: Vec<MoveRestriction>,
     pub root_info: bool,
     pub ownership: bool,
+    /// `ownershipStdev true`: each point's spread over the search.
+    pub ownership_stdev: bool,
+    /// `pvVisits true` / `pvEdgeVisits true`: visits along each variation
+    /// (tengen counts edge visits only, so both print those).
+    pub pv_visits: bool,
+    pub pv_edge_visits: bool,
 }
 
 /// Default time between two `info` lines when the client names none.
@@ -59,6 +65,9 @@ impl AnalyzeArgs {
             restrictions: Vec::new(),
             root_info: false,
             ownership: false,
+            ownership_stdev: false,
+            pv_visits: false,
+            pv_edge_visits: false,
         };
         let mut i = 0;
         if let Some(c) = args.first().and_then(|t| parse_color(t)) {
@@ -134,12 +143,15 @@ impl AnalyzeArgs {
                         "false" => false,
                         _ => return Err(GtpError::syntax()),
                     };
-                    // The other keys are accepted and ignored: tengen has no
-                    // such figures, and adding fields after `pv` would break
-                    // Sabaki's parser.
+                    // `movesOwnership*` and `noResultValue` are accepted and
+                    // ignored: tengen's GTP search has no such figures.
+                    // Sabaki asks for none of the fields printed after `pv`.
                     match key.as_str() {
                         "rootinfo" => a.root_info = on,
                         "ownership" => a.ownership = on,
+                        "ownershipstdev" => a.ownership_stdev = on,
+                        "pvvisits" => a.pv_visits = on,
+                        "pvedgevisits" => a.pv_edge_visits = on,
                         _ => {}
                     }
                     i += 2;
@@ -167,6 +179,7 @@ fn write_move(
     m: &MoveInfo,
     symmetry_of: Option<Move>,
     order: usize,
+    args: &AnalyzeArgs,
     flavor: Flavor,
     geometry: Geometry,
 ) {
@@ -213,6 +226,20 @@ fn write_move(
     for &p in &m.pv {
         let _ = write!(out, " {}", format_move(p, geometry));
     }
+    for (asked, key) in [
+        (args.pv_visits, "pvVisits"),
+        (args.pv_edge_visits, "pvEdgeVisits"),
+    ] {
+        if asked {
+            let _ = write!(out, " {key}");
+            if m.pv_visits.is_empty() {
+                let _ = write!(out, " {}", m.visits);
+            }
+            for v in &m.pv_visits {
+                let _ = write!(out, " {v}");
+            }
+        }
+    }
 }
 
 /// One output line for `report`, analysed for `color` in `game` with the
@@ -239,6 +266,7 @@ pub fn info_line(
             &listed.info,
             listed.symmetry_of,
             order,
+            args,
             flavor,
             geometry,
         );
@@ -247,15 +275,20 @@ pub fn info_line(
         if !out.is_empty() {
             out.push(' ');
         }
+        // KataGo's fields (`scoreMean` the lead, as for the moves), then the
+        // player the values are for.
         let _ = write!(
             out,
-            "rootInfo visits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} currentPlayer {}",
+            "rootInfo visits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} \
+             scoreSelfplay {:.6} weight {:.6} currentPlayer {}",
             report.visits,
             report.utility,
             report.winrate,
-            report.score_mean,
+            report.score_lead,
             report.score_stdev,
             report.score_lead,
+            report.score_mean,
+            report.visits as f64,
             color.letter()
         );
     }
@@ -265,6 +298,19 @@ pub fn info_line(
         }
         out.push_str("ownership");
         for v in ownership(report, color, game) {
+            let _ = write!(out, " {v:.6}");
+        }
+    }
+    if flavor == Flavor::Kata && args.ownership_stdev {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str("ownershipStdev");
+        let area = game.board().geometry().area();
+        // A count of the board (no engine figures) has no spread.
+        let stdev = Some(&report.ownership_stdev).filter(|s| s.len() == area);
+        for i in 0..area {
+            let v = stdev.map_or(0.0, |s| s[i]);
             let _ = write!(out, " {v:.6}");
         }
     }
@@ -413,8 +459,25 @@ mod tests {
         let k = info_line(&r, Color::White, &a2, Flavor::Kata, &game, &all).unwrap();
         assert_eq!(k.matches("info move").count(), 1);
         assert!(k.contains(" rootInfo visits 20 "));
+        assert!(
+            k.contains(" scoreSelfplay 0.000000 weight 20.000000 currentPlayer W"),
+            "{k}"
+        );
         let own = k.split(" ownership ").nth(1).unwrap();
         assert_eq!(own.split(' ').count(), 81);
+        let asked = AnalyzeArgs::parse(
+            &args("b pvVisits true pvEdgeVisits true ownershipStdev true movesOwnership true"),
+            Flavor::Kata,
+            game.board().geometry(),
+        )
+        .unwrap();
+        let k = info_line(&r, Color::Black, &asked, Flavor::Kata, &game, &all).unwrap();
+        assert!(
+            k.contains(" pv D4 C7 pass pvVisits 10 5 2 pvEdgeVisits 10 5 2 info move pass"),
+            "{k}"
+        );
+        let (_, spread) = k.split_once(" ownershipStdev ").unwrap();
+        assert_eq!(spread.split(' ').count(), 81, "{spread}");
     }
 
     /// On a symmetric position each searched move is followed by its images,

@@ -71,8 +71,14 @@ pub struct Root<'a> {
     pub keys: KeyState,
     pub key: u64,
     pub mode: KeyMode,
-    /// `legal[cell]`: the root may play there (true board plays only).
+    /// `legal[cell]`: the root may play there (true board plays only). The
+    /// root's edges are made for these.
     pub legal: Vec<bool>,
+    /// `searched[cell]`: legal and not excluded by the front end (avoided,
+    /// or an image of a searched move): the root's moves the search visits
+    /// and reports. Excluded moves keep their edges, so priors and a table
+    /// shared with other searches stay as the net gave them.
+    pub searched: Vec<bool>,
     pub max_depth: usize,
     pub max_playout_moves: u32,
     /// Visits a leaf needs before it is expanded.
@@ -112,6 +118,7 @@ impl<'a> Root<'a> {
             color,
             keys,
             mode,
+            searched: legal.clone(),
             legal,
             game,
             max_depth: area,
@@ -550,7 +557,7 @@ impl Worker {
     ) -> Option<usize> {
         let node = table.node(slot);
         let edges = table.edges(slot);
-        let allowed = |e: &Edge| !at_root || e.point == PASS || root.legal[e.point as usize];
+        let allowed = |e: &Edge| !at_root || e.point == PASS || root.searched[e.point as usize];
         if eval.selection() == Selection::Puct {
             return puct::select(node, edges, color, at_root, &cfg.puct, allowed);
         }

@@ -528,8 +528,8 @@ impl Search<'_> {
         let start = Instant::now();
         let mut root = Root::new(self.game, self.color, cfg);
         for p in self.root_moves.excluded {
-            if let Some(legal) = root.legal.get_mut(p.index()) {
-                *legal = false;
+            if let Some(searched) = root.searched.get_mut(p.index()) {
+                *searched = false;
             }
         }
         let table_margin = {
@@ -664,7 +664,7 @@ impl MctsEngine {
         };
         let (mut best, mut second, mut choices) = (0u64, 0u64, 0);
         for e in t.table.edges(slot) {
-            if e.point != PASS && !root.legal[e.point as usize] {
+            if e.point != PASS && !root.searched[e.point as usize] {
                 continue;
             }
             choices += 1;
@@ -733,7 +733,7 @@ impl MctsEngine {
             .max(1e-9);
         let mut moves: Vec<(MoveInfo, f64)> = edges
             .iter()
-            .filter(|e| e.visits > 0 && (e.point == PASS || root.legal[e.point as usize]))
+            .filter(|e| e.visits > 0 && (e.point == PASS || root.searched[e.point as usize]))
             .map(|e| {
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
@@ -783,7 +783,7 @@ impl MctsEngine {
             // short clock): the policy's favourite, with the root's values.
             let favourite = edges
                 .iter()
-                .filter(|e| e.point == PASS || root.legal[e.point as usize])
+                .filter(|e| e.point == PASS || root.searched[e.point as usize])
                 .max_by(|a, b| a.prior_w.total_cmp(&b.prior_w));
             if let Some(e) = favourite {
                 let info = MoveInfo {
@@ -934,7 +934,7 @@ impl MctsEngine {
         t.table
             .edges(slot)
             .iter()
-            .filter(|e| e.point == PASS || root.legal[e.point as usize])
+            .filter(|e| e.point == PASS || root.searched[e.point as usize])
             .map(|e| (mcts::point_move(e.point), e.prior_w))
             .collect()
     }
@@ -1367,6 +1367,15 @@ mod tests {
         }
     }
 
+    /// A network engine with a small table and the default settings.
+    fn small_network_engine(net: &Arc<Network>) -> MctsEngine {
+        let cfg = SearchConfig {
+            tt_mb: 4,
+            ..SearchConfig::default()
+        };
+        MctsEngine::with_network(cfg, net.clone()).unwrap()
+    }
+
     /// The remembered final ownership is always the asked position's: after
     /// a move, and after a change of komi, the engine answers as a fresh one
     /// does, and going back gives the first answer again.
@@ -1375,16 +1384,7 @@ mod tests {
         let Some(net) = super::test_nets::b6c96() else {
             return;
         };
-        let fresh = || {
-            MctsEngine::with_network(
-                SearchConfig {
-                    tt_mb: 4,
-                    ..SearchConfig::default()
-                },
-                net.clone(),
-            )
-            .unwrap()
-        };
+        let fresh = || small_network_engine(&net);
         let g = Geometry::new(9).unwrap();
         let start = Game::new(g, Preset::Chinese.rules(), 7.0);
         let mut moved = start.clone();
@@ -1602,6 +1602,53 @@ mod tests {
             },
         );
         assert!(reports >= 5);
+    }
+
+    /// Excluded root moves keep their share of the policy: a searched move
+    /// reports the net's prior whether its symmetric images are searched
+    /// too or not (KataGo reports the raw prior), and whether or not the
+    /// root was first expanded by a search without exclusions.
+    #[test]
+    fn excluded_root_moves_leave_the_reported_priors_alone() {
+        let Some(net) = super::test_nets::b6c96() else {
+            return;
+        };
+        let fresh = || small_network_engine(&net);
+        let g = Geometry::new(9).unwrap();
+        let game = Game::new(g, Preset::Chinese.rules(), 7.0);
+        let pruned = RootChoices::new(&game, Color::Black, Vec::new()).excluded();
+        assert_eq!(pruned.len(), 81 - 15);
+        let limits = Limits {
+            playouts: Some(40),
+            time: None,
+        };
+        let never = AtomicBool::new(false);
+        let prior_of_centre = |engine: &mut MctsEngine, excluded: &[Point]| {
+            let report = engine.analyze_within(
+                &game,
+                Color::Black,
+                limits,
+                excluded,
+                Duration::MAX,
+                &never,
+                &mut |_| {},
+            );
+            let centre = Move::Play(g.point(4, 4).unwrap());
+            report
+                .moves
+                .iter()
+                .find(|m| m.mv == centre)
+                .map(|m| m.prior)
+                .expect("the centre is searched")
+        };
+        let whole = prior_of_centre(&mut fresh(), &[]);
+        let alone = prior_of_centre(&mut fresh(), &pruned);
+        let mut shared = fresh();
+        prior_of_centre(&mut shared, &[]);
+        let after = prior_of_centre(&mut shared, &pruned);
+        assert!(whole > 0.1 && whole < 0.5, "{whole}");
+        assert!((alone - whole).abs() < 1e-6, "{alone} vs {whole}");
+        assert!((after - whole).abs() < 1e-6, "{after} vs {whole}");
     }
 
     fn free_move(decision: Decision) -> Move {

@@ -66,17 +66,6 @@ impl RootChoices {
             symmetries: vec![0],
             duplicate: vec![false; g.area()],
         };
-        // A ko or superko ban breaks the symmetry (KataGo's rule).
-        let banned = g.points().any(|p| {
-            board.at(p).color().is_none()
-                && matches!(
-                    game.check(to_move, Move::Play(p)),
-                    Err(e) if e.repeats_move().is_some() || e == crate::go::game::IllegalMove::Ko
-                )
-        });
-        if banned {
-            return out;
-        }
         // A transposing symmetry does not map a rectangle to itself.
         let count = if g.is_square() { NUM_SYMMETRIES } else { 4 };
         for s in 1..count {
@@ -88,6 +77,20 @@ impl RootChoices {
             }
         }
         if out.symmetries.len() == 1 {
+            return out;
+        }
+        // A ko or superko ban breaks the symmetry (KataGo's rule). Checked
+        // only once the stones are symmetric: most positions are not, and
+        // this runs before every `genmove`.
+        let banned = g.points().any(|p| {
+            board.at(p).color().is_none()
+                && matches!(
+                    game.check(to_move, Move::Play(p)),
+                    Err(e) if e.repeats_move().is_some() || e == crate::go::game::IllegalMove::Ko
+                )
+        });
+        if banned {
+            out.symmetries.truncate(1);
             return out;
         }
         let (w, h) = (g.width(), g.height());

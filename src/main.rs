@@ -129,8 +129,9 @@ struct EngineArgs {
     #[arg(long, value_name = "PATH", conflicts_with = "classical")]
     model: Option<std::path::PathBuf>,
     /// The arithmetic of the net's large matrix products: fp32 (exact to
-    /// KataGo), int8 (the transformer nets' projections in 8-bit integers,
-    /// faster, not exact), auto (fp32 for now).
+    /// KataGo), bf16 (the transformer nets' projections rounded to bfloat16,
+    /// emulated: accurate, no faster), int8 (those projections in 8-bit
+    /// integers: faster, less accurate), auto (fp32 for now).
     #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
     precision: Precision,
     /// No network: the classical evaluator (priors, heavy playouts and a
@@ -183,7 +184,7 @@ enum Command {
         /// A KataGo network to measure instead of the playouts.
         #[arg(long, value_name = "PATH")]
         model: Option<std::path::PathBuf>,
-        /// With --model: the arithmetic to measure (fp32, int8, auto).
+        /// With --model: the arithmetic to measure (fp32, bf16, int8, auto).
         #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
         precision: Precision,
         /// Instead of speed: play --moves moves on 9x9 under `time_settings 0
@@ -270,9 +271,9 @@ fn fraction_f32(text: &str) -> Result<f32, String> {
     fraction(text).map(|v| v as f32)
 }
 
-/// `--precision`: fp32, int8 or auto.
+/// `--precision`: fp32, bf16, int8 or auto.
 fn precision(text: &str) -> Result<Precision, String> {
-    Precision::parse(text).ok_or_else(|| "must be fp32, int8 or auto".into())
+    Precision::parse(text).ok_or_else(|| "must be fp32, bf16, int8 or auto".into())
 }
 
 /// `--time` and other durations: a positive number of seconds, a year at most.
@@ -483,7 +484,13 @@ fn load_network(
             after - before
         );
         if precision != Precision::Fp32 {
-            tengen::log_line!("tengen: precision: {}", precision.describe());
+            if net.has_transformer() {
+                tengen::log_line!("tengen: precision: {}", precision.describe());
+            } else {
+                tengen::log_line!(
+                    "tengen: precision: {precision} applies to transformer blocks only; this net has none, so it runs in fp32"
+                );
+            }
         }
     }
     Ok(std::sync::Arc::new(net))

@@ -9,6 +9,8 @@
 //! the batched forward pass on NHWC activations (`layers` holds its kernels,
 //! `gemm` the matrix product, `winograd` the 3×3 convolutions), `symmetry` maps board points under the eight symmetries, and `output`
 //! post-processes raw outputs into probabilities and scores as KataGo does.
+//! `precision` chooses the arithmetic of the large products: fp32, or the
+//! reduced kinds of `gemm_bf16` and `gemm_i8`.
 //!
 //! `evaluator` ties them together: a game in, a [`NetEval`] out. `builtin`
 //! holds the net compiled into the binary, `source` decides which net an
@@ -31,6 +33,7 @@ pub mod evaluator;
 pub mod features;
 pub mod forward;
 pub mod gemm;
+pub mod gemm_bf16;
 pub mod gemm_i8;
 pub mod history;
 pub mod ladder;

@@ -484,13 +484,10 @@ fn load_network(
             after - before
         );
         if precision != Precision::Fp32 {
-            if net.has_transformer() {
-                tengen::log_line!("tengen: precision: {}", precision.describe());
-            } else {
-                tengen::log_line!(
-                    "tengen: precision: {precision} applies to transformer blocks only; this net has none, so it runs in fp32"
-                );
-            }
+            tengen::log_line!(
+                "tengen: precision: {}",
+                precision.describe_on(net.has_transformer())
+            );
         }
     }
     Ok(std::sync::Arc::new(net))

@@ -30,7 +30,7 @@ pub mod settings;
 
 use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
-use crate::nn::{Evaluator, NetEval, Network, KATAGO_GTP_POLICY_OPTIMISM};
+use crate::nn::{Evaluator, NetEval, Network, Precision, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
 use crate::search::root_choices::RootChoices;
 use crate::search::{MctsEngine, QueryOptions, SearchConfig, MAX_THREADS};
@@ -204,8 +204,12 @@ pub fn run(options: &Options) -> Result<(), String> {
             return Err(format!("config: rules: {}", e.message));
         }
     }
-    let net = load(&options.model)?;
-    let human = options.human_model.as_deref().map(load).transpose()?;
+    let net = load(&options.model, settings.precision)?;
+    let human = options
+        .human_model
+        .as_deref()
+        .map(|path| load(path, settings.precision))
+        .transpose()?;
     if let Some(h) = &human {
         if !h.needs_metadata() {
             crate::log_line!(
@@ -285,14 +289,16 @@ pub fn run(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Loads a net, saying on stderr what it is.
-fn load(path: &std::path::Path) -> Result<Arc<Network>, String> {
+/// Loads a net to run in `precision`, saying on stderr what it is.
+fn load(path: &std::path::Path, precision: Precision) -> Result<Arc<Network>, String> {
     let start = std::time::Instant::now();
-    let net = Network::load(path).map_err(|e| e.to_string())?;
+    let mut net = Network::load(path).map_err(|e| e.to_string())?;
+    net.set_precision(precision);
     crate::log_line!(
-        "tengen analysis: loaded {} (model version {}) in {:.2} s",
+        "tengen analysis: loaded {} (model version {}, {}) in {:.2} s",
         net.name(),
         net.version(),
+        precision.describe_on(net.has_transformer()),
         start.elapsed().as_secs_f64()
     );
     Ok(Arc::new(net))

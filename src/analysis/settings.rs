@@ -11,6 +11,7 @@
 use super::katago_config::KataGoConfig;
 use crate::go::board::Color;
 use crate::nn::metadata::SgfMetadata;
+use crate::nn::Precision;
 
 /// KataGo's bound on visit counts (`maxVisits`, `maxPlayouts`).
 pub const MAX_VISITS: u64 = 1 << 50;
@@ -323,6 +324,9 @@ pub struct EngineSettings {
     /// `rules`: for queries that give none (KataGo requires them; a tengen
     /// extension).
     pub default_rules: Option<String>,
+    /// `precision`: the arithmetic of the net's large products, as
+    /// `--precision` (a tengen extension; default fp32).
+    pub precision: Precision,
     /// The defaults of every query's search.
     pub search: SearchSettings,
     /// Keys of the configuration tengen does not use, in order.
@@ -340,6 +344,7 @@ impl Default for EngineSettings {
             analysis_pv_len: 15,
             warn_unused_fields: true,
             default_rules: None,
+            precision: Precision::Fp32,
             search: SearchSettings::default(),
             unused: Vec::new(),
             overrides_file: String::new(),
@@ -381,6 +386,14 @@ impl EngineSettings {
                 }
                 "rules" => {
                     s.default_rules = Some(value.clone());
+                    true
+                }
+                "precision" => {
+                    s.precision = Precision::parse(value.trim()).ok_or_else(|| {
+                        SettingError::in_file(format!(
+                            "Key 'precision' must be one of fp32, bf16, int8 or auto, not '{value}'"
+                        ))
+                    })?;
                     true
                 }
                 _ => s.search.apply(key, value)?,
@@ -509,6 +522,19 @@ mod tests {
     }
 
     #[test]
+    fn precision_is_read_and_fp32_by_default() {
+        let read = |v: &str| {
+            EngineSettings::from_config(&config(&[("precision", v)]), "test.cfg")
+                .map(|s| (s.precision, s.unused.is_empty()))
+        };
+        assert_eq!(read("bf16"), Ok((Precision::Bf16, true)));
+        assert_eq!(read(" INT8 "), Ok((Precision::Int8, true)));
+        assert_eq!(read("auto"), Ok((Precision::parse("auto").unwrap(), true)));
+        let default = EngineSettings::from_config(&config(&[]), "test.cfg").unwrap();
+        assert_eq!(default.precision, Precision::Fp32);
+    }
+
+    #[test]
     fn bad_values_are_errors_naming_the_key() {
         for (k, v) in [
             ("maxVisits", "0"),
@@ -521,6 +547,7 @@ mod tests {
             ("warnUnusedFields", "maybe"),
             ("policyOptimism", "1.5"),
             ("rootPolicyOptimism", "-0.1"),
+            ("precision", "fp8"),
         ] {
             let e = EngineSettings::from_config(&config(&[(k, v)]), "test.cfg").unwrap_err();
             assert!(e.contains(k), "{k}={v}: {e}");

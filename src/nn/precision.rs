@@ -59,6 +59,18 @@ impl Precision {
     }
 }
 
+impl Precision {
+    /// What runs on a net with or without transformer blocks, for stderr: a net without them
+    /// runs in fp32 whatever was asked.
+    pub fn describe_on(self, net_has_transformer: bool) -> String {
+        if self == Precision::Fp32 || net_has_transformer {
+            self.describe()
+        } else {
+            format!("{self} applies to transformer blocks only; this net has none, so fp32")
+        }
+    }
+}
+
 impl fmt::Display for Precision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -2,8 +2,9 @@
 //! board after another): convolution by im2col + GEMM, per-channel affine + activation,
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
-use super::gemm::{gemm, PackedMatrix};
+use super::gemm::PackedMatrix;
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use super::precision::{Precision, Weights};
 use super::vecmath;
 use super::winograd;
 
@@ -93,7 +94,7 @@ pub struct Conv {
     pub in_channels: usize,
     pub out_channels: usize,
     /// `[ky][kx][in][out]` packed as the GEMM's right-hand matrix (empty once Winograd is on).
-    pub weights: PackedMatrix,
+    pub weights: Weights,
     /// The 36 transformed filter matrices when this 3x3 conv runs by Winograd.
     pub winograd: Vec<PackedMatrix>,
     pub bias: Option<Vec<f32>>,
@@ -108,7 +109,7 @@ impl Conv {
             kx: desc.kx,
             in_channels: desc.in_channels,
             out_channels: desc.out_channels,
-            weights: PackedMatrix::new(
+            weights: Weights::new(
                 &desc.weights,
                 desc.ky * desc.kx * desc.in_channels,
                 desc.out_channels,
@@ -139,13 +140,33 @@ impl Conv {
         self.weights.scale_columns(scale);
     }
 
-    /// Switches a 3x3 convolution to Winograd F(4x4, 3x3) (other kernels stay on im2col).
+    /// Switches a 3x3 fp32 convolution to Winograd F(4x4, 3x3) (other kernels stay on im2col).
     pub fn use_winograd(&mut self) {
-        if self.ky == 3 && self.kx == 3 && self.winograd.is_empty() {
-            let raw = self.weights.unpack();
+        if let (3, 3, true, Some(raw)) = (
+            self.ky,
+            self.kx,
+            self.winograd.is_empty(),
+            self.weights.unpack_fp32(),
+        ) {
             self.winograd = winograd::transform_filters(&raw, self.in_channels, self.out_channels);
-            self.weights = PackedMatrix::new(&[], 0, 0);
+            self.weights = Weights::new(&[], 0, 0);
         }
+    }
+
+    /// Runs in `precision`: bf16 on im2col (a Winograd convolution goes back to it: the
+    /// transform's large coefficients would amplify bf16's rounding); int8 leaves convolutions
+    /// in fp32.
+    pub fn set_precision(&mut self, precision: Precision) {
+        if precision != Precision::Bf16 {
+            return;
+        }
+        if !self.winograd.is_empty() {
+            let raw =
+                winograd::untransform_filters(&self.winograd, self.in_channels, self.out_channels);
+            self.weights = Weights::new(&raw, 9 * self.in_channels, self.out_channels);
+            self.winograd = Vec::new();
+        }
+        self.weights.set_precision(precision);
     }
 
     /// Number of weights.
@@ -193,11 +214,10 @@ impl Conv {
                 scratch,
             );
         } else if self.ky == 1 && self.kx == 1 {
-            gemm(
+            self.weights.multiply(
                 batch * area,
                 &input[..batch * area * cin],
                 cin,
-                &self.weights,
                 out,
                 accumulate,
             );
@@ -207,7 +227,7 @@ impl Conv {
             for b in 0..batch {
                 self.im2col(&input[b * area * cin..(b + 1) * area * cin], frame, cols);
                 let dst = &mut out[b * area * cout..(b + 1) * area * cout];
-                gemm(area, cols, k, &self.weights, dst, accumulate);
+                self.weights.multiply(area, cols, k, dst, accumulate);
             }
         }
         let out = &mut out[..batch * area * cout];

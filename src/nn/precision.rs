@@ -1,14 +1,17 @@
 //! The arithmetic the net's large matrix products run in (`--precision`).
 //!
-//! `fp32` is exact to KataGo's outputs (the golden tests run on it). The reduced precisions
-//! apply to the transformer nets' projections (attention's queries, keys, values and output, the
-//! feed-forward blocks); norms, attention scores, softmax, convolutions and the heads stay in
-//! fp32:
+//! `fp32` is exact to KataGo's outputs (the golden tests run on it). The reduced kinds apply to
+//! the trunk's large products; the first convolution, norms, attention scores, softmax and the
+//! heads stay in fp32:
 //! - `bf16` ([`super::gemm_bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
-//!   AVX512-BF16 and AMX compute. Emulated on the fp32 kernels (no CPU tengen has run on had
-//!   the instructions): it meets the accuracy bounds, but is no faster.
-//! - `int8` ([`super::gemm_i8`]): weights quantized once per output channel, activations per
-//!   point on the fly, sums exact in 32 bits. Faster on AVX2, but it misses the bounds.
+//!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (on im2col, not
+//!   Winograd), a transformer net's projections (attention's queries, keys, values and output,
+//!   the feed-forward blocks; its convolutions stay fp32). Emulated on the fp32 kernels (no CPU
+//!   tengen has run on had the instructions): it shows what bf16 does to the outputs, and it is
+//!   slower than fp32.
+//! - `int8` ([`super::gemm_i8`]): the transformer projections only, weights quantized once per
+//!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
+//!   but it misses the accuracy bounds.
 //!
 //! `auto` picks the fastest kind that meets the accuracy bounds of issue 25 and runs natively
 //! on this CPU: fp32 until a native bf16 kernel exists.
@@ -44,8 +47,9 @@ impl Precision {
     pub fn describe(self) -> String {
         match self {
             Precision::Fp32 => "fp32".into(),
-            Precision::Bf16 => "bf16 for the transformer projections, emulated on the fp32 \
-                                kernels (accurate, no faster than fp32), fp32 elsewhere"
+            Precision::Bf16 => "bf16 for the transformer projections, or for a convolution \
+                                net the trunk's convolutions (on im2col), emulated on the fp32 \
+                                kernels (slower than fp32), fp32 elsewhere"
                 .into(),
             Precision::Int8 => format!(
                 "int8 for the transformer projections ({} kernel), fp32 elsewhere",
@@ -57,13 +61,11 @@ impl Precision {
             ),
         }
     }
-}
 
-impl Precision {
-    /// What runs on a net with or without transformer blocks, for stderr: a net without them
-    /// runs in fp32 whatever was asked.
+    /// What runs on a net with or without transformer blocks, for stderr: int8 leaves a net
+    /// without them in fp32.
     pub fn describe_on(self, net_has_transformer: bool) -> String {
-        if self == Precision::Fp32 || net_has_transformer {
+        if self != Precision::Int8 || net_has_transformer {
             self.describe()
         } else {
             format!("{self} applies to transformer blocks only; this net has none, so fp32")
@@ -110,6 +112,22 @@ impl Weights {
             Weights::Fp32(m) => m.n(),
             Weights::Bf16(m) => m.n(),
             Weights::Int8(m) => m.n(),
+        }
+    }
+
+    /// The matrix in row-major order while it is fp32.
+    pub fn unpack_fp32(&self) -> Option<Vec<f32>> {
+        match self {
+            Weights::Fp32(m) => Some(m.unpack()),
+            _ => None,
+        }
+    }
+
+    /// Multiplies column `j` by `scale[j]` (while fp32: scale before reducing precision).
+    pub fn scale_columns(&mut self, scale: &[f32]) {
+        match self {
+            Weights::Fp32(m) => m.scale_columns(scale),
+            _ => panic!("columns scaled after the precision was reduced"),
         }
     }
 

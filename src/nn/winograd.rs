@@ -52,6 +52,35 @@ pub fn transform_filters(weights: &[f32], cin: usize, cout: usize) -> Vec<Packed
         .collect()
 }
 
+/// The 3x3 filters (`[ky][kx][in][out]`) back from their 36 transformed matrices: `G` has a
+/// left inverse built from its rows 0, 1 and 5 (`g0 = 4 u0`, `g2 = u5`,
+/// `g1 = -6 u1 - g0 - g2`), applied on both sides.
+pub fn untransform_filters(points: &[PackedMatrix], cin: usize, cout: usize) -> Vec<f32> {
+    const G_INV: [[f64; A]; 3] = [
+        [4.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [-4.0, -6.0, 0.0, 0.0, 0.0, -1.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+    ];
+    let unpacked: Vec<Vec<f32>> = points.iter().map(PackedMatrix::unpack).collect();
+    let mut weights = vec![0.0f32; 9 * cin * cout];
+    for ic in 0..cin {
+        for oc in 0..cout {
+            let u = |i: usize, j: usize| unpacked[i * A + j][ic * cout + oc] as f64;
+            for y in 0..3 {
+                for x in 0..3 {
+                    let g: f64 = (0..A)
+                        .flat_map(|i| (0..A).map(move |j| (i, j)))
+                        .filter(|&(i, j)| G_INV[y][i] != 0.0 && G_INV[x][j] != 0.0)
+                        .map(|(i, j)| G_INV[y][i] * u(i, j) * G_INV[x][j])
+                        .sum();
+                    weights[((y * 3 + x) * cin + ic) * cout + oc] = g as f32;
+                }
+            }
+        }
+    }
+    weights
+}
+
 /// Scratch floats for a batch of `batch` boards of shape `frame`.
 pub fn scratch_len(batch: usize, frame: Frame, cin: usize, cout: usize) -> usize {
     let tiles = batch * frame.width.div_ceil(M) * frame.height.div_ceil(M);
@@ -282,6 +311,19 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn filters_come_back_from_their_transform() {
+        let (cin, cout) = (5, 7);
+        let w: Vec<f32> = (0..9 * cin * cout)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
+            .collect();
+        let back = untransform_filters(&transform_filters(&w, cin, cout), cin, cout);
+        assert_eq!(back.len(), w.len());
+        for (a, b) in w.iter().zip(&back) {
+            assert!((a - b).abs() < 1e-5 * (1.0 + a.abs()), "{a} vs {b}");
+        }
     }
 
     #[test]

@@ -748,9 +748,9 @@ impl Worker {
         let mut moves_ownership: Vec<(Move, Vec<f32>)> = Vec::new();
         let evaluator = &mut self.evaluator;
         let mut write = |report: &Report, during: bool, own: &mut Vec<(Move, Vec<f32>)>| {
+            let listing = choices.listing(&report.moves);
             if q.include_moves_ownership {
-                let listed = choices.listing(&report.moves);
-                let moves = listed.iter().map(|l| l.info.mv);
+                let moves = listing.iter().map(|l| l.info.mv);
                 add_moves_ownership(evaluator, &game, to_move, moves, own);
             }
             let turn = response::Turn {
@@ -762,7 +762,7 @@ impl Worker {
                 human: human_ok.then_some(&human_eval),
                 moves_ownership: own,
                 hashes: hashes.clone(),
-                choices: &choices,
+                listing: &listing,
             };
             out.line(&response::analysis(&turn, report, during));
         };

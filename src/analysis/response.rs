@@ -16,7 +16,7 @@ use super::query::{Fault, Query, Warning};
 use crate::engine::{MoveInfo, Report};
 use crate::go::board::{Board, Color, Geometry, Move};
 use crate::nn::NetEval;
-use crate::search::root_choices::RootChoices;
+use crate::search::root_choices::Listed;
 use crate::vertex::format_move;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -36,10 +36,10 @@ pub struct Turn<'a> {
     pub moves_ownership: &'a [(Move, Vec<f32>)],
     /// [`position_hashes`] of the root.
     pub hashes: (String, String),
-    /// The query's avoided points for the player to move and the root's
-    /// symmetries: each searched move is listed again for each of its
-    /// images.
-    pub choices: &'a RootChoices,
+    /// The moves to list (the report's, through
+    /// [`crate::search::root_choices::RootChoices::listing`]): each searched
+    /// move, then its images under the root's symmetries that are not avoided.
+    pub listing: &'a [Listed<'a>],
 }
 
 #[derive(Serialize)]
@@ -174,8 +174,7 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         Some(ownership_for(&black.1, view == Color::Black))
     };
     let move_infos = t
-        .choices
-        .listing(&report.moves)
+        .listing
         .iter()
         .enumerate()
         .map(|(order, listed)| {

@@ -129,9 +129,10 @@ struct EngineArgs {
     #[arg(long, value_name = "PATH", conflicts_with = "classical")]
     model: Option<std::path::PathBuf>,
     /// The arithmetic of the net's large matrix products: fp32 (exact to
-    /// KataGo), bf16 (the transformer nets' projections rounded to bfloat16,
-    /// emulated: accurate, no faster), int8 (those projections in 8-bit
-    /// integers: faster, less accurate), auto (fp32 for now).
+    /// KataGo), bf16 (a transformer net's projections or a convolution net's
+    /// trunk convolutions rounded to bfloat16, emulated: accurate, slower),
+    /// int8 (the transformer projections in 8-bit integers: faster, less
+    /// accurate), auto (fp32 for now).
     #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
     precision: Precision,
     /// No network: the classical evaluator (priors, heavy playouts and a
@@ -273,7 +274,7 @@ fn fraction_f32(text: &str) -> Result<f32, String> {
 
 /// `--precision`: fp32, bf16, int8 or auto.
 fn precision(text: &str) -> Result<Precision, String> {
-    Precision::parse(text).ok_or_else(|| "must be fp32, bf16, int8 or auto".into())
+    Precision::parse(text).ok_or_else(|| format!("must be {}", Precision::NAMES))
 }
 
 /// `--time` and other durations: a positive number of seconds, a year at most.

@@ -28,23 +28,10 @@ mod common;
 mod raw_nn;
 
 use common::Engine;
-use raw_nn::{compare, data_dir, parse_goldens, positions, split_symmetries, Worst};
+use raw_nn::{compare, data_dir, find_net, parse_goldens, positions, split_symmetries, Worst};
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-
-/// Where a net is, if it is here.
-fn find_net(dir: &Path, prefix: &str) -> Option<PathBuf> {
-    fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".bin.gz"))
-        })
-}
+use std::path::Path;
 
 /// Diffs every recorded answer in `golden` for the net at `net`. `optimism` is
 /// the policy optimism the goldens were recorded with, given to `kata-raw-nn`

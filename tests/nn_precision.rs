@@ -15,7 +15,7 @@ mod common;
 mod raw_nn;
 
 use common::Engine;
-use raw_nn::{data_dir, parse_goldens, positions, split_symmetries, Answer};
+use raw_nn::{data_dir, find_net, parse_goldens, positions, split_symmetries, Answer};
 use std::path::Path;
 use tengen::nn::Precision;
 
@@ -78,7 +78,12 @@ struct Accuracy {
 impl Accuracy {
     /// Whether `--precision auto` may choose this precision.
     fn meets_the_bounds(&self) -> bool {
-        self.same_top >= 0.98 && self.value <= 0.01 && self.lead <= 0.3
+        self.within_the_bounds(self.same_top)
+    }
+
+    /// The bounds with `top`, a share of answers, standing for the unchanged top moves.
+    fn within_the_bounds(&self, top: f64) -> bool {
+        top >= 0.98 && self.value <= 0.01 && self.lead <= 0.3
     }
 }
 
@@ -140,18 +145,14 @@ fn accuracy(net: &Path, golden: &str, precision: &str) -> Accuracy {
     }
 }
 
-/// The net whose file name contains `fragment` in `dir` (relative to the crate), or `None`
+/// The net whose file name starts with `prefix` in `dir` (relative to the crate), or `None`
 /// (said loudly; a failure under `CI=true` when CI fetches it).
-fn net(dir: &str, fragment: &str, required_in_ci: bool) -> Option<std::path::PathBuf> {
+fn net(dir: &str, prefix: &str, required_in_ci: bool) -> Option<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let net = std::fs::read_dir(&dir).ok().and_then(|d| {
-        d.flatten()
-            .map(|e| e.path())
-            .find(|p| p.to_str().is_some_and(|s| s.contains(fragment)))
-    });
+    let net = find_net(&dir, prefix);
     if net.is_none() {
         common::skipped(
-            &format!("no {fragment} net in {}", dir.display()),
+            &format!("no {prefix} net in {}", dir.display()),
             required_in_ci,
         );
     }
@@ -188,7 +189,7 @@ fn bf16_meets_the_bounds_on_every_net_counting_near_ties() {
             continue;
         };
         let bf16 = accuracy(&net, golden, "bf16");
-        if !(bf16.same_or_tied_top >= 0.98 && bf16.value <= 0.01 && bf16.lead <= 0.3) {
+        if !bf16.within_the_bounds(bf16.same_or_tied_top) {
             missed.push(format!(
                 "{fragment}: top move {:.3} ({:.3} with near-ties), value {:.4}, lead {:.3}",
                 bf16.same_top, bf16.same_or_tied_top, bf16.value, bf16.lead

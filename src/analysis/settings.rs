@@ -391,7 +391,8 @@ impl EngineSettings {
                 "precision" => {
                     s.precision = Precision::parse(value.trim()).ok_or_else(|| {
                         SettingError::in_file(format!(
-                            "Key 'precision' must be one of fp32, bf16, int8 or auto, not '{value}'"
+                            "Key 'precision' must be one of {}, not '{value}'",
+                            Precision::NAMES
                         ))
                     })?;
                     true

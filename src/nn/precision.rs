@@ -31,6 +31,9 @@ pub enum Precision {
 }
 
 impl Precision {
+    /// The names [`Precision::parse`] reads, for error messages.
+    pub const NAMES: &'static str = "fp32, bf16, int8 or auto";
+
     /// The names `--precision` takes: `fp32`, `bf16`, `int8`, and `auto` (the fastest kind
     /// whose accuracy has been measured good enough and that this CPU runs natively: fp32 for
     /// now).

@@ -21,6 +21,19 @@ pub fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/katago_golden")
 }
 
+/// Where a net (a `.bin.gz` whose name starts with `prefix`) is in `dir`, if it is here.
+pub fn find_net(dir: &Path, prefix: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".bin.gz"))
+        })
+}
+
 /// One position of `positions.txt`.
 #[derive(Debug)]
 pub struct Position {

@@ -140,6 +140,10 @@ pub struct Report {
     /// evaluations, in the order of `ownership`. Empty when the engine has
     /// none.
     pub ownership_stdev: Vec<f64>,
+    /// The root moves the search may begin with but has not visited, with
+    /// their policy priors, highest prior first: what GTP's `minmoves` lists
+    /// after the searched moves, as KataGo fills its listing from the policy.
+    pub unvisited: Vec<(Move, f64)>,
 }
 
 /// What `genmove` decided.

@@ -345,3 +345,46 @@ fn gogui_ownership_dboard_reads_from_blacks_side() {
         }
     }
 }
+
+/// `minmoves` (KataGo's): every legal move listed once when more are asked
+/// for than there are, those the search has not visited after the visited
+/// ones, with no visits, by falling prior.
+#[test]
+fn minmoves_lists_unvisited_moves_by_policy() {
+    for mut e in engines(&["--size", "9"]) {
+        e.ok("play B E5");
+        e.ok("play W C3");
+        e.send("kata-analyze B 10 minmoves 100");
+        assert_eq!(e.line(), "=\n");
+        let line = info_lines(&mut e, 2).pop().unwrap();
+        interrupt(&mut e, "protocol_version");
+        assert_eq!(e.raw_response(), "= 2\n\n");
+        let blocks: Vec<(String, u64, f64)> = line
+            .split("info move ")
+            .skip(1)
+            .map(|b| {
+                let t: Vec<&str> = b.split_whitespace().collect();
+                let get = |k: &str| t[t.iter().position(|x| *x == k).unwrap() + 1];
+                (
+                    t[0].to_string(),
+                    get("visits").parse().unwrap(),
+                    get("prior").parse().unwrap(),
+                )
+            })
+            .collect();
+        // 79 empty points and the pass, each once.
+        let mut names: Vec<&str> = blocks.iter().map(|b| b.0.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!((blocks.len(), names.len()), (80, 80), "{line}");
+        assert!(!names.contains(&"E5") && !names.contains(&"C3"));
+        let first_unvisited = blocks.iter().position(|b| b.1 == 0).unwrap();
+        assert!(first_unvisited > 0, "the search visited some: {line}");
+        let unvisited = &blocks[first_unvisited..];
+        assert!(unvisited.iter().all(|b| b.1 == 0), "{line}");
+        assert!(
+            unvisited.windows(2).all(|w| w[0].2 >= w[1].2),
+            "by falling prior: {line}"
+        );
+    }
+}

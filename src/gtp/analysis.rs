@@ -34,6 +34,9 @@ pub struct AnalyzeArgs {
     pub color: Option<Color>,
     /// Time between two `info` lines; `None` (interval 0) prints none until the end.
     pub interval: Option<Duration>,
+    /// `minmoves`: list at least this many moves, those the search has not
+    /// visited after the visited ones by policy (as KataGo).
+    pub min_moves: usize,
     pub max_moves: Option<usize>,
     /// `avoid`/`allow`: what the search may begin with (its root only).
     pub restrictions: Vec<MoveRestriction>,
@@ -61,6 +64,7 @@ impl AnalyzeArgs {
         let mut a = AnalyzeArgs {
             color: None,
             interval: Some(DEFAULT_INTERVAL),
+            min_moves: 0,
             max_moves: None,
             restrictions: Vec::new(),
             root_info: false,
@@ -99,6 +103,8 @@ impl AnalyzeArgs {
                     let n: usize = value(i + 1)?.parse().map_err(|_| GtpError::syntax())?;
                     if key == "maxmoves" {
                         a.max_moves = Some(n);
+                    } else {
+                        a.min_moves = n;
                     }
                     i += 2;
                 }
@@ -255,7 +261,13 @@ pub fn info_line(
 ) -> Option<String> {
     let geometry = game.board().geometry();
     let mut out = String::new();
-    let listing = choices.listing(&report.moves);
+    let padded;
+    let mut listing = choices.listing(&report.moves);
+    if listing.len() < args.min_moves {
+        padded = padded_with_unvisited(report, args.min_moves - listing.len());
+        listing = choices.listing(&padded);
+        listing.truncate(args.min_moves);
+    }
     let moves = listing.iter().take(args.max_moves.unwrap_or(usize::MAX));
     for (order, listed) in moves.enumerate() {
         if !out.is_empty() {
@@ -317,6 +329,30 @@ pub fn info_line(
     (!out.is_empty()).then_some(out)
 }
 
+/// The report's moves followed by up to `wanted` moves the search has not
+/// visited, by policy: no visits, the root's values (KataGo gives them the
+/// parent's score and its first-play win rate), a variation of the move alone.
+fn padded_with_unvisited(report: &Report, wanted: usize) -> Vec<MoveInfo> {
+    let unvisited = report
+        .unvisited
+        .iter()
+        .take(wanted)
+        .map(|&(mv, prior)| MoveInfo {
+            mv,
+            visits: 0,
+            winrate: report.winrate,
+            prior,
+            lcb: 0.0,
+            score_lead: report.score_lead,
+            score_mean: report.score_mean,
+            score_stdev: report.score_stdev,
+            utility: report.utility,
+            pv: vec![mv],
+            pv_visits: vec![0],
+        });
+    report.moves.iter().cloned().chain(unvisited).collect()
+}
+
 /// The report's ownership, or when the engine has none, the plain count of the
 /// board (each stone and each surrounded area to its owner), from `color`'s side.
 fn ownership(report: &Report, color: Color, game: &Game) -> Vec<f64> {
@@ -370,6 +406,7 @@ mod tests {
             utility: 0.0,
             ownership: Vec::new(),
             ownership_stdev: Vec::new(),
+            unvisited: vec![(p(4, 4), 0.125), (p(2, 6), 0.0625), (p(6, 2), 0.03125)],
         }
     }
 
@@ -380,12 +417,14 @@ mod tests {
         assert_eq!(a.color, Some(Color::Black));
         assert_eq!(a.interval, Some(Duration::from_millis(500)));
         let a = AnalyzeArgs::parse(
-            &args("w interval 10 maxmoves 3 avoid b d4,q16 1 ownership true rootInfo true"),
+            &args(
+                "w interval 10 minmoves 7 maxmoves 3 avoid b d4,q16 1 ownership true rootInfo true",
+            ),
             Flavor::Kata,
             g,
         )
         .unwrap();
-        assert_eq!(a.max_moves, Some(3));
+        assert_eq!((a.min_moves, a.max_moves), (7, Some(3)));
         assert!(a.ownership && a.root_info);
         let d4 = g.point(3, 15).unwrap();
         let q16 = g.point(15, 3).unwrap();
@@ -423,6 +462,7 @@ mod tests {
             "b 50 allow w d4 1 allow w q16 1",
             "interval -1",
             "b 50 maxmoves x",
+            "b 50 minmoves -1",
         ] {
             assert!(
                 AnalyzeArgs::parse(&args(bad), Flavor::Lz, g).is_err(),
@@ -478,6 +518,47 @@ mod tests {
         );
         let (_, spread) = k.split_once(" ownershipStdev ").unwrap();
         assert_eq!(spread.split(' ').count(), 81, "{spread}");
+    }
+
+    /// `minmoves` lists moves the search has not visited after the visited
+    /// ones, by policy, with no visits and the root's values, up to the
+    /// number asked; `maxmoves` still cuts the line; the images of a listed
+    /// move count on a symmetric position.
+    #[test]
+    fn minmoves_fills_from_the_policy() {
+        let game = Game::new(Geometry::new(9).unwrap(), Rules::default(), 7.0);
+        let r = report(&game);
+        let all = RootChoices::default();
+        let g = game.board().geometry();
+        let line = |s: &str, choices: &RootChoices| {
+            let a = AnalyzeArgs::parse(&args(s), Flavor::Lz, g).unwrap();
+            info_line(&r, Color::Black, &a, Flavor::Lz, &game, choices).unwrap()
+        };
+        let moves = |line: &str| -> Vec<String> {
+            line.split("info move ")
+                .skip(1)
+                .map(|b| b.split(' ').next().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(moves(&line("b minmoves 2", &all)), ["D4", "pass"]);
+        let four = line("b minmoves 4", &all);
+        assert_eq!(moves(&four), ["D4", "pass", "E5", "C3"], "{four}");
+        assert!(
+            four.ends_with(
+                " info move E5 visits 0 winrate 5000 prior 1250 lcb 0 order 2 pv E5 \
+                 info move C3 visits 0 winrate 5000 prior 625 lcb 0 order 3 pv C3"
+            ),
+            "{four}"
+        );
+        // Asking for more than there are lists every move once.
+        assert_eq!(moves(&line("b minmoves 50", &all)).len(), 5);
+        assert_eq!(moves(&line("b minmoves 4 maxmoves 3", &all)).len(), 3);
+        // D4 and its three images, the pass, then E5 (its own image) and C3
+        // with C7, its first image.
+        let symmetric = RootChoices::new(&game, Color::Black, Vec::new());
+        let listed = moves(&line("b minmoves 8", &symmetric));
+        assert_eq!(listed.len(), 8, "{listed:?}");
+        assert_eq!(&listed[4..], ["pass", "E5", "C3", "C7"], "{listed:?}");
     }
 
     /// On a symmetric position each searched move is followed by its images,

@@ -125,6 +125,12 @@ impl<'a> Root<'a> {
             score_center: 0.0,
         }
     }
+
+    /// Whether the search may begin with the edge to `point`: a pass, or
+    /// a board play [`Root::searched`] keeps.
+    pub fn searches(&self, point: u16) -> bool {
+        point == PASS || self.searched[point as usize]
+    }
 }
 
 /// One level of the descent.
@@ -557,7 +563,7 @@ impl Worker {
     ) -> Option<usize> {
         let node = table.node(slot);
         let edges = table.edges(slot);
-        let allowed = |e: &Edge| !at_root || e.point == PASS || root.searched[e.point as usize];
+        let allowed = |e: &Edge| !at_root || root.searches(e.point);
         if eval.selection() == Selection::Puct {
             return puct::select(node, edges, color, at_root, &cfg.puct, allowed);
         }

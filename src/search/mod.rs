@@ -66,7 +66,7 @@ use root_choices::RootChoices;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tt::{NO_SLOT, PASS};
+use tt::NO_SLOT;
 
 /// More search threads than this are not started.
 pub const MAX_THREADS: usize = 256;
@@ -664,7 +664,7 @@ impl MctsEngine {
         };
         let (mut best, mut second, mut choices) = (0u64, 0u64, 0);
         for e in t.table.edges(slot) {
-            if e.point != PASS && !root.searched[e.point as usize] {
+            if !root.searches(e.point) {
                 continue;
             }
             choices += 1;
@@ -733,7 +733,7 @@ impl MctsEngine {
             .max(1e-9);
         let mut moves: Vec<(MoveInfo, f64)> = edges
             .iter()
-            .filter(|e| e.visits > 0 && (e.point == PASS || root.searched[e.point as usize]))
+            .filter(|e| e.visits > 0 && root.searches(e.point))
             .map(|e| {
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
@@ -783,7 +783,7 @@ impl MctsEngine {
             // short clock): the policy's favourite, with the root's values.
             let favourite = edges
                 .iter()
-                .filter(|e| e.point == PASS || root.searched[e.point as usize])
+                .filter(|e| root.searches(e.point))
                 .max_by(|a, b| a.prior_w.total_cmp(&b.prior_w));
             if let Some(e) = favourite {
                 let info = MoveInfo {
@@ -815,6 +815,13 @@ impl MctsEngine {
             }
         }
         report.moves = moves.into_iter().map(|(m, _)| m).collect();
+        report.unvisited = edges
+            .iter()
+            .filter(|e| e.visits == 0 && root.searches(e.point))
+            .map(|e| (mcts::point_move(e.point), e.prior_w as f64 / prior_total))
+            .filter(|(mv, _)| report.moves.iter().all(|m| m.mv != *mv))
+            .collect();
+        report.unvisited.sort_by(|a, b| b.1.total_cmp(&a.1));
         report
     }
 
@@ -934,7 +941,7 @@ impl MctsEngine {
         t.table
             .edges(slot)
             .iter()
-            .filter(|e| e.point == PASS || root.searched[e.point as usize])
+            .filter(|e| root.searches(e.point))
             .map(|e| (mcts::point_move(e.point), e.prior_w))
             .collect()
     }

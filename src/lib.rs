@@ -18,9 +18,10 @@
 //!            end beside gtp/ over the same search (neither imports the other).
 //! sgf/       SGF reading, writing and `tengen check`.
 //! match_runner/  `tengen match`, with its GTP client (gtp_client).
-//! time, config, bench, clock_bench, log, memory, vertex: the clock, rule
-//!            flags, benchmarks, stderr lines, the machine's memory, vertex
-//!            text (`D4`, shared by both front ends).
+//! time, config, bench, clock_bench, log, memory, vertex, katago_values:
+//!            the clock, rule flags, benchmarks, stderr lines, the machine's
+//!            memory, vertex text (`D4`) and KataGo's config values (both
+//!            last two shared by both front ends).
 //! ```
 //!
 //! ```
@@ -39,6 +40,7 @@ pub mod config;
 pub mod engine;
 pub mod go;
 pub mod gtp;
+pub mod katago_values;
 pub mod log;
 pub mod match_runner;
 pub mod memory;

@@ -337,6 +337,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         ponder: args.ponder,
         human_profile: args.human_profile.clone().unwrap_or_default(),
         level: args.level,
+        ..tengen::gtp::Options::default()
     };
     let human_profile = match SgfMetadata::profile(&options.human_profile) {
         Ok(profile) => profile,

@@ -10,6 +10,7 @@
 use super::analysis::{AnalyzeArgs, Flavor};
 use super::args::{arity, color_arg, empty, number, seconds, text, Entry};
 use super::network::NETWORK_COMMANDS;
+use super::params::PARAM_COMMANDS;
 use super::protocol::{self, Command, GtpError};
 use super::setup::{
     cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rules,
@@ -199,11 +200,11 @@ pub static COMMANDS: &[Entry] = &[
     },
 ];
 
-/// Every command of this session: the standard table, then the network's
-/// commands when a network is loaded.
+/// Every command of this session: the standard table, KataGo's parameter
+/// commands, then the network's commands when a network is loaded.
 fn entries(network: bool) -> impl Iterator<Item = &'static Entry> {
     let extra: &'static [Entry] = if network { NETWORK_COMMANDS } else { &[] };
-    COMMANDS.iter().chain(extra)
+    COMMANDS.iter().chain(PARAM_COMMANDS).chain(extra)
 }
 
 /// The entry for a command name (already lower-cased).

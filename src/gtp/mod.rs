@@ -26,12 +26,13 @@ pub mod analysis;
 pub mod args;
 pub mod commands;
 pub mod network;
+pub mod params;
 pub mod protocol;
 pub mod setup;
 pub use crate::vertex;
 
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
-use crate::go::board::{Color, Geometry, Move};
+use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::nn::metadata::SgfMetadata;
@@ -78,6 +79,11 @@ pub struct Options {
     pub human_profile: String,
     /// How strong `genmove` plays (`tengen-set-level` changes it).
     pub level: Level,
+    /// `genmove` may resign (KataGo's `allowResignation`).
+    pub allow_resignation: bool,
+    /// Search one of each set of moves a symmetry of the position makes
+    /// equal (KataGo's `rootSymmetryPruning`).
+    pub root_symmetry_pruning: bool,
 }
 
 impl Default for Options {
@@ -91,6 +97,8 @@ impl Default for Options {
             ponder: false,
             human_profile: String::new(),
             level: Level::Max,
+            allow_resignation: true,
+            root_symmetry_pruning: true,
         }
     }
 }
@@ -429,7 +437,7 @@ impl Session {
         let avoided = analysis.map_or_else(Vec::new, |(_, args)| {
             args.excluded(color, self.game.board().geometry())
         });
-        let choices = RootChoices::new(&self.game, color, avoided);
+        let choices = self.root_choices(color, avoided);
         let options = GenmoveOptions {
             limits: time::limits(
                 self.options.limits,
@@ -439,7 +447,7 @@ impl Session {
                 previous_winrate,
             ),
             cleanup,
-            allow_resign: play && !cleanup,
+            allow_resign: play && !cleanup && self.options.allow_resignation,
             use_all_time: self.clock.use_or_lose(color),
             root: Some(&choices),
         };
@@ -507,6 +515,16 @@ impl Session {
         decision
     }
 
+    /// What a search for `color` may begin with: all but `avoided`, and with
+    /// root symmetry pruning on, one move of each symmetric set.
+    fn root_choices(&self, color: Color, avoided: Vec<Point>) -> RootChoices {
+        if self.options.root_symmetry_pruning {
+            RootChoices::new(&self.game, color, avoided)
+        } else {
+            RootChoices::without_symmetries(avoided)
+        }
+    }
+
     /// The engine's decision if it is allowed; otherwise (an engine bug) a legal
     /// fallback move, with a note on stderr. `genmove` never answers an
     /// illegal move.
@@ -534,7 +552,7 @@ impl Session {
     fn analyze_stream(&mut self, color: Color, flavor: Flavor, args: &AnalyzeArgs) {
         let interval = args.interval.unwrap_or(analysis::DEFAULT_INTERVAL);
         let avoided = args.excluded(color, self.game.board().geometry());
-        let choices = RootChoices::new(&self.game, color, avoided);
+        let choices = self.root_choices(color, avoided);
         let excluded = choices.excluded();
         self.think(StopOn::AnyLine, |engine, game, stop, out| {
             let mut last: Option<Instant> = None;

@@ -7,7 +7,6 @@ use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};
 use crate::go::board::Color;
-use crate::nn::metadata::SgfMetadata;
 use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::levels::Level;
 use std::fmt::Write;
@@ -21,14 +20,6 @@ pub static NETWORK_COMMANDS: &[Entry] = &[
     Entry {
         name: "kata-raw-human-nn",
         handler: cmd_kata_raw_human_nn,
-    },
-    Entry {
-        name: "kata-get-param",
-        handler: cmd_kata_get_param,
-    },
-    Entry {
-        name: "kata-set-param",
-        handler: cmd_kata_set_param,
     },
     Entry {
         name: "tengen-get-level",
@@ -53,53 +44,6 @@ fn cmd_set_level(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let level: Level = cmd.args[0].parse().map_err(GtpError::new)?;
     s.engine.set_level(level).map_err(GtpError::new)?;
     s.options.level = level;
-    text("")
-}
-
-/// The parameters `kata-get-param` and `kata-set-param` know.
-const HUMAN_SL_PROFILE: &str = "humanSLProfile";
-
-/// `kata-get-param humanSLProfile` → the profile's name (empty when none).
-fn cmd_kata_get_param(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    match cmd.args.as_slice() {
-        [key] if key == HUMAN_SL_PROFILE => text(s.options.human_profile.clone()),
-        [key] => Err(GtpError::new(format!("Invalid parameter: {key}"))),
-        _ => Err(GtpError::new(format!(
-            "Expected one arguments for kata-get-param but got '{}'",
-            cmd.args.join(" ")
-        ))),
-    }
-}
-
-/// `kata-set-param humanSLProfile NAME` → the human-SL net's profile (`rank_8k`,
-/// `preaz_3d`, `rank_5k_1d`, `proyear_1920`; empty or `_` for none), for
-/// `kata-raw-nn` and the search alike. The search forgets what it learnt
-/// under the old profile.
-fn cmd_kata_set_param(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    let (key, value) = match cmd.args.as_slice() {
-        [key] => (key, ""),
-        [key, value] => (key, value.as_str()),
-        _ => {
-            return Err(GtpError::new(format!(
-                "Expected one or two arguments for kata-set-param but got '{}'",
-                cmd.args.join(" ")
-            )))
-        }
-    };
-    if key != HUMAN_SL_PROFILE {
-        return Err(GtpError::new(format!(
-            "Unrecognized or non-overridable parameter in kata-set-param: {key}"
-        )));
-    }
-    let profile = SgfMetadata::profile(value).map_err(GtpError::new)?;
-    for evaluator in [s.network.as_mut(), s.human_network.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        evaluator.set_metadata(profile);
-    }
-    s.engine.set_human_profile(profile).map_err(GtpError::new)?;
-    s.options.human_profile = value.to_string();
     text("")
 }
 

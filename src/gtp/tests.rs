@@ -351,14 +351,20 @@ fn avoid_and_allow_restrict_the_search_and_the_move_played() {
     }
 }
 
-/// A [`RandomEngine`] that records what the session asks of it: the time
-/// limit of each `genmove` and the number of `dead_stones` calls; its
-/// searches end at `winrate` when that is set.
+/// One `genmove`'s options as [`RecordingEngine`] saw them: may resign,
+/// playouts, time, and the symmetries of its root choices.
+type SeenOptions = (bool, Option<u64>, Option<Duration>, usize);
+
+/// A [`RandomEngine`] that records what the session asks of it: the options
+/// of each `genmove` and the number of `dead_stones` calls; its searches end
+/// at `winrate` when that is set, and with `resign` it resigns whenever it
+/// may.
 #[derive(Default)]
 struct RecordingEngine {
     inner: Option<RandomEngine>,
     winrate: Option<f64>,
-    time_limits: Arc<Mutex<Vec<Option<Duration>>>>,
+    resign: bool,
+    seen: Arc<Mutex<Vec<SeenOptions>>>,
     dead_stone_calls: Arc<std::sync::atomic::AtomicUsize>,
 }
 
@@ -377,7 +383,16 @@ impl Engine for RecordingEngine {
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Report),
     ) -> (Decision, Report) {
-        self.time_limits.lock().unwrap().push(options.limits.time);
+        let symmetries = options.root.map_or(0, |r| r.symmetries().len());
+        self.seen.lock().unwrap().push((
+            options.allow_resign,
+            options.limits.playouts,
+            options.limits.time,
+            symmetries,
+        ));
+        if self.resign && options.allow_resign {
+            return (Decision::Resign, Report::default());
+        }
         let (decision, report) = self.inner().genmove(game, color, options, stop, progress);
         let winrate = self.winrate.unwrap_or(report.winrate);
         (decision, Report { winrate, ..report })
@@ -565,21 +580,21 @@ fn a_huge_analysis_interval_is_clamped() {
 #[test]
 fn a_search_that_found_the_game_won_saves_time_on_the_next_move() {
     for (winrate, saves) in [(0.99, true), (0.6, false)] {
-        let time_limits = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::new(Mutex::new(Vec::new()));
         let mut d = Driven::with_engine(Box::new(RecordingEngine {
             winrate: Some(winrate),
-            time_limits: time_limits.clone(),
+            seen: seen.clone(),
             ..RecordingEngine::default()
         }));
         assert_eq!(d.run("kgs-time_settings absolute 600"), "= \n\n");
         for line in ["genmove b", "play w D4", "genmove b", "genmove w"] {
             assert!(d.run(line).starts_with("= "), "{line}");
         }
-        let seconds: Vec<f64> = time_limits
+        let seconds: Vec<f64> = seen
             .lock()
             .unwrap()
             .iter()
-            .map(|t| t.expect("a clock sets a limit").as_secs_f64())
+            .map(|o| o.2.expect("a clock sets a limit").as_secs_f64())
             .collect();
         let ratio = seconds[1] / seconds[0];
         if saves {
@@ -590,4 +605,73 @@ fn a_search_that_found_the_game_won_saves_time_on_the_next_move() {
         // White's first search: nothing known, the whole budget.
         assert!(seconds[2] / seconds[0] > 0.9, "{seconds:?}");
     }
+}
+
+/// KataGo's parameter commands change what the next `genmove` is given, all
+/// of a `kata-set-params` or none of it, and read back as KataGo writes them.
+#[test]
+fn kata_params_reach_the_next_genmove() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut d = Driven::with_engine(Box::new(RecordingEngine {
+        resign: true,
+        seen: seen.clone(),
+        ..RecordingEngine::default()
+    }));
+    let last = || *seen.lock().unwrap().last().unwrap();
+    assert_eq!(d.run("boardsize 9"), "= \n\n");
+    assert_eq!(d.run("genmove b"), "= resign\n\n");
+    // The empty board's eight symmetries; no limit but the session's
+    // default time for a move.
+    let (may_resign, playouts, time, symmetries) = last();
+    assert_eq!((may_resign, playouts, symmetries), (true, None, 8));
+    assert!(time.is_some());
+    assert_eq!(
+        d.run("kata-get-params"),
+        "= {\"allowResignation\":\"true\",\"humanSLProfile\":\"\",\"maxPlayouts\":1125899906842624,\
+         \"maxTime\":1e+20,\"maxVisits\":1125899906842624,\"ponderingEnabled\":\"false\",\
+         \"rootSymmetryPruning\":true}\n\n"
+    );
+    assert_eq!(
+        d.run(r#"kata-set-params {"allowResignation": false, "maxVisits": 50, "maxTime": 1.5, "rootSymmetryPruning": "false"}"#),
+        "= \n\n"
+    );
+    let reply = d.run("genmove b");
+    assert!(
+        reply.starts_with("= ") && reply != "= resign\n\n",
+        "{reply:?}"
+    );
+    assert_eq!(
+        last(),
+        (false, Some(50), Some(Duration::from_millis(1500)), 1)
+    );
+    assert_eq!(d.run("kata-get-param maxTime"), "= 1.5\n\n");
+    assert_eq!(d.run("kata-get-param allowResignation"), "= false\n\n");
+    // One bad key: nothing changes.
+    assert_eq!(
+        d.run(r#"kata-set-params {"maxVisits": 7, "bogus": 1}"#),
+        "? Could not set params: Unrecognized or non-overridable parameter in kata-set-params: bogus\n\n"
+    );
+    assert_eq!(d.run("kata-get-param maxPlayouts"), "= 50\n\n");
+    assert_eq!(
+        d.run("kata-set-param maxVisits many"),
+        "? Could not set params: Could not parse 'many' as int64_t for key 'maxVisits'\n\n"
+    );
+    assert_eq!(
+        d.run("kata-set-param humanSLProfile rank_5k"),
+        "? Could not set params: this engine has no human-SL network\n\n"
+    );
+    assert_eq!(
+        d.run("kata-get-param nope"),
+        "? Invalid parameter: nope\n\n"
+    );
+    assert_eq!(
+        d.run("kata-set-params [1]"),
+        "? Could not set params: Argument to kata-set-params must be a json object\n\n"
+    );
+    assert_eq!(d.run("kata-set-param allowResignation true"), "= \n\n");
+    assert_eq!(d.run("kata-set-param maxTime 1e20"), "= \n\n");
+    assert_eq!(d.run("genmove w"), "= resign\n\n");
+    // With visits set, no time but the one asked.
+    assert_eq!(last(), (true, Some(50), None, 1));
+    assert!(d.run("kata-list-params").contains(" rootSymmetryPruning"));
 }

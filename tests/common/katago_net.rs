@@ -969,6 +969,12 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tengen-nn-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write temp file");
+    // Written beside it and renamed into place: tests running at once may
+    // write the same file while another reads it, and a rename is atomic.
+    static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let partial = dir.join(format!("{name}.{n}.partial"));
+    std::fs::write(&partial, bytes).expect("write temp file");
+    std::fs::rename(&partial, &path).expect("rename temp file");
     path
 }

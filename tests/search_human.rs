@@ -180,6 +180,36 @@ fn genmove_plays_the_human_nets_moves_over_gtp() {
     assert!(distinct.len() >= 4, "drawn, not argmax: {distinct:?}");
     e.ok("kata-set-param humanSLProfile proyear_1920");
     assert_eq!(e.ok("kata-get-param humanSLProfile"), "proyear_1920");
+    // kata-analyze's `humanPolicy true` (a tengen extension) prints the human
+    // net's policy for the analysed player, as kata-raw-human-nn gives it.
+    e.ok("play B E5");
+    for color in ["B", "W"] {
+        let raw = e.ok(&format!("kata-raw-human-nn {color} 0"));
+        let lines: Vec<&str> = raw.lines().collect();
+        let at = lines.iter().position(|l| *l == "policy").unwrap();
+        let mut want: Vec<f64> = lines[at + 1..at + 10]
+            .iter()
+            .flat_map(|row| row.split_whitespace())
+            .map(|v| v.parse::<f64>().unwrap())
+            .collect();
+        let pass = lines[at + 10].strip_prefix("policyPass ").unwrap();
+        want.push(pass.trim().parse().unwrap());
+        e.send(&format!("kata-analyze {color} 10 humanPolicy true"));
+        assert_eq!(e.line(), "=\n");
+        let line = e.line();
+        e.send("protocol_version");
+        while e.line() != "\n" {}
+        assert_eq!(e.raw_response(), "= 2\n\n");
+        let (_, policy) = line.trim_end().split_once(" humanPolicy ").unwrap();
+        let got: Vec<f64> = policy.split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(got.len(), 82, "{line}");
+        assert_eq!(got[4 * 9 + 4], -1.0, "E5 is taken");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let w = if w.is_nan() || *w < 0.0 { -1.0 } else { *w };
+            assert!((g - w).abs() < 2e-6, "{color} point {i}: {g} against {w}");
+        }
+    }
+    e.ok("undo");
     // Without a profile, or beside --classical or --level, it is refused.
     for extra in [
         &[][..],
@@ -197,6 +227,9 @@ fn genmove_plays_the_human_nets_moves_over_gtp() {
     // Without a human net, kata-raw-human-nn says so.
     let mut plain = Engine::spawn_default_net(&["--size", "9"]);
     assert!(plain.fail("kata-raw-human-nn 0").contains("--human-model"));
+    assert!(plain
+        .fail("kata-analyze b 10 humanPolicy true")
+        .contains("--human-model"));
 }
 
 /// Human-like play resigns later, as a level does: after twice the losing

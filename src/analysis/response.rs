@@ -228,19 +228,7 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
             vec![0.0; area]
         }
     });
-    let policy = |e: &NetEval| -> Vec<f64> {
-        e.policy
-            .iter()
-            .chain(std::iter::once(&e.pass_policy))
-            .map(|&p| {
-                if p.is_nan() || p < 0.0 {
-                    -1.0
-                } else {
-                    round8(f64::from(p))
-                }
-            })
-            .collect()
-    };
+    let policy = |e: &NetEval| -> Vec<f64> { e.listed_policy().map(round8).collect() };
     let out = Analysis {
         id: q.id.clone(),
         turn_number: t.turn,

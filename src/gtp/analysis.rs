@@ -48,6 +48,12 @@ pub struct AnalyzeArgs {
     /// (tengen counts edge visits only, so both print those).
     pub pv_visits: bool,
     pub pv_edge_visits: bool,
+    /// `humanPolicy true` (a tengen extension): the human-SL net's policy for
+    /// the analysed position, printed last on every line.
+    pub human_policy_asked: bool,
+    /// That policy, row by row from the top-left, pass last, -1 where the
+    /// move is illegal: filled in by the session before the search.
+    pub human_policy: Vec<f64>,
 }
 
 /// Default time between two `info` lines when the client names none.
@@ -72,6 +78,8 @@ impl AnalyzeArgs {
             ownership_stdev: false,
             pv_visits: false,
             pv_edge_visits: false,
+            human_policy_asked: false,
+            human_policy: Vec::new(),
         };
         let mut i = 0;
         if let Some(c) = args.first().and_then(|t| parse_color(t)) {
@@ -142,6 +150,7 @@ impl AnalyzeArgs {
                 | "pvvisits"
                 | "pvedgevisits"
                 | "noresultvalue"
+                | "humanpolicy"
                     if flavor == Flavor::Kata =>
                 {
                     let on = match value(i + 1)?.to_ascii_lowercase().as_str() {
@@ -158,6 +167,7 @@ impl AnalyzeArgs {
                         "ownershipstdev" => a.ownership_stdev = on,
                         "pvvisits" => a.pv_visits = on,
                         "pvedgevisits" => a.pv_edge_visits = on,
+                        "humanpolicy" => a.human_policy_asked = on,
                         _ => {}
                     }
                     i += 2;
@@ -323,6 +333,15 @@ pub fn info_line(
         let stdev = Some(&report.ownership_stdev).filter(|s| s.len() == area);
         for i in 0..area {
             let v = stdev.map_or(0.0, |s| s[i]);
+            let _ = write!(out, " {v:.6}");
+        }
+    }
+    if flavor == Flavor::Kata && args.human_policy_asked && !args.human_policy.is_empty() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str("humanPolicy");
+        for v in &args.human_policy {
             let _ = write!(out, " {v:.6}");
         }
     }

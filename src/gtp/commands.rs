@@ -9,7 +9,7 @@
 
 use super::analysis::{AnalyzeArgs, Flavor};
 use super::args::{arity, color_arg, empty, number, seconds, text, Entry};
-use super::network::NETWORK_COMMANDS;
+use super::network::{human_policy, NETWORK_COMMANDS};
 use super::params::PARAM_COMMANDS;
 use super::protocol::{self, Command, GtpError};
 use super::setup::{
@@ -549,8 +549,18 @@ fn cmd_kgs_game_over(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     empty()
 }
 
+/// The analysis commands' arguments, with the human policy they ask for.
+fn analyze_args(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<AnalyzeArgs, GtpError> {
+    let mut args = AnalyzeArgs::parse(&cmd.args, flavor, s.game.board().geometry())?;
+    if args.human_policy_asked {
+        let color = args.color.unwrap_or(s.game.to_move());
+        args.human_policy = human_policy(s, color)?;
+    }
+    Ok(args)
+}
+
 fn analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
-    let args = AnalyzeArgs::parse(&cmd.args, flavor, s.game.board().geometry())?;
+    let args = analyze_args(s, cmd, flavor)?;
     let color = args.color.unwrap_or(s.game.to_move());
     s.write(&protocol::stream_header(cmd.id.as_deref()));
     s.analyze_stream(color, flavor, &args);
@@ -565,13 +575,14 @@ fn cmd_lz_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
 }
 
 /// `kata-analyze` → like `lz-analyze` in KataGo's format; also takes
-/// `rootInfo true` and `ownership true`.
+/// `rootInfo true`, `ownership true`, … and (a tengen extension)
+/// `humanPolicy true`.
 fn cmd_kata_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     analyze(s, cmd, Flavor::Kata)
 }
 
 fn genmove_analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
-    let args = AnalyzeArgs::parse(&cmd.args, flavor, s.game.board().geometry())?;
+    let args = analyze_args(s, cmd, flavor)?;
     let color = args.color.unwrap_or(s.game.to_move());
     s.write(&protocol::stream_header(cmd.id.as_deref()));
     let d = s.generate(color, false, true, Some((flavor, &args)));

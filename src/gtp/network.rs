@@ -7,8 +7,10 @@ use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};
 use crate::go::board::Color;
+use crate::go::game::Game;
 use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::levels::Level;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Listed after the standard commands when a network is loaded.
@@ -113,19 +115,57 @@ fn cmd_kata_raw_human_nn(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
     raw_nn(s, cmd, true)
 }
 
+/// The session's game with `color` to move (a copy only when that is not
+/// the player to move already).
+fn game_for(game: &Game, color: Option<Color>) -> Cow<'_, Game> {
+    match color {
+        Some(c) if c != game.to_move() => {
+            let mut g = game.clone();
+            g.setup(&[], Some(c));
+            Cow::Owned(g)
+        }
+        _ => Cow::Borrowed(game),
+    }
+}
+
+/// The human-SL policy for `color` to move in the session's position
+/// (symmetry 0, KataGo's GTP policy optimism), row by row from the
+/// top-left, pass last, -1 where the move is illegal: from `--human-model`,
+/// or from the main net when it is a human-SL net itself.
+///
+/// # Errors
+/// No human-SL net, or no profile set.
+pub fn human_policy(s: &mut Session, color: Color) -> Result<Vec<f64>, GtpError> {
+    let game = game_for(&s.game, Some(color));
+    let main_is_human = s
+        .network
+        .as_ref()
+        .is_some_and(|n| n.network().needs_metadata());
+    let evaluator = match (s.human_network.as_mut(), s.network.as_mut()) {
+        (Some(h), _) => h,
+        (None, Some(n)) if main_is_human => n,
+        _ => {
+            return Err(GtpError::new(
+                "humanPolicy needs a human-SL network (--human-model)",
+            ))
+        }
+    };
+    if evaluator.metadata().is_none() {
+        return Err(GtpError::new(
+            "humanPolicy needs a profile (--human-profile or kata-set-param humanSLProfile)",
+        ));
+    }
+    let mut eval = NetEval::new();
+    evaluator
+        .evaluate(&game, 0, KATAGO_GTP_POLICY_OPTIMISM, &mut eval)
+        .map_err(|e| GtpError::new(e.to_string()))?;
+    Ok(eval.listed_policy().collect())
+}
+
 /// `kata-raw-nn` on the main net or, with `human`, on the human-SL net.
 fn raw_nn(s: &mut Session, cmd: &Command, human: bool) -> Result<Reply, GtpError> {
     let args = parse_args(&cmd.args)?;
-    let fresh;
-    let game = match args.color {
-        Some(c) if c != s.game.to_move() => {
-            let mut g = s.game.clone();
-            g.setup(&[], Some(c));
-            fresh = g;
-            &fresh
-        }
-        _ => &s.game,
-    };
+    let game = game_for(&s.game, args.color);
     let evaluator = if human {
         s.human_network
             .as_mut()
@@ -142,7 +182,7 @@ fn raw_nn(s: &mut Session, cmd: &Command, human: bool) -> Result<Reply, GtpError
             continue;
         }
         evaluator
-            .evaluate(game, symmetry, args.optimism, &mut eval)
+            .evaluate(&game, symmetry, args.optimism, &mut eval)
             .map_err(|e| GtpError::new(e.to_string()))?;
         write_answer(&mut out, symmetry, &eval.to_view(Color::White));
     }

@@ -64,6 +64,21 @@ pub struct NetEval {
 }
 
 impl NetEval {
+    /// The policy as the front ends list it: each board point row by row,
+    /// then the pass, and -1 for a move that is illegal.
+    pub fn listed_policy(&self) -> impl Iterator<Item = f64> + '_ {
+        self.policy
+            .iter()
+            .chain(std::iter::once(&self.pass_policy))
+            .map(|&p| {
+                if p.is_nan() || p < 0.0 {
+                    -1.0
+                } else {
+                    f64::from(p)
+                }
+            })
+    }
+
     /// An empty result with room for a 19x19 board (so post-processing allocates nothing).
     pub fn new() -> Self {
         NetEval {

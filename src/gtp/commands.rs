@@ -24,6 +24,7 @@ use crate::go::board::{Color, Geometry, Move, Point, Stone};
 use crate::go::game::Game;
 use crate::go::rules::Scoring;
 use crate::go::score::GameResult;
+use crate::katago_values::cpp_double;
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -130,6 +131,27 @@ pub static COMMANDS: &[Entry] = &[
     Entry {
         name: "cputime",
         handler: cmd_cputime,
+    },
+    // KataGo's names for what the commands above do, and its small extras.
+    Entry {
+        name: "gomill-cpu_time",
+        handler: cmd_cputime,
+    },
+    Entry {
+        name: "kata-search",
+        handler: cmd_reg_genmove,
+    },
+    Entry {
+        name: "get_komi",
+        handler: cmd_get_komi,
+    },
+    Entry {
+        name: "clear_cache",
+        handler: cmd_clear_cache,
+    },
+    Entry {
+        name: "stop",
+        handler: cmd_stop,
     },
     // Servers.
     Entry {
@@ -322,6 +344,25 @@ fn cmd_komi(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     empty()
 }
 
+/// `get_komi` → the komi as KataGo writes it (`7.5`, `7`, `-3.5`).
+fn cmd_get_komi(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 0)?;
+    text(cpp_double(s.game.komi()))
+}
+
+/// `clear_cache` → empty; the search forgets what it learnt (its table and
+/// cached evaluations), as KataGo's does.
+fn cmd_clear_cache(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    s.engine.clear();
+    empty()
+}
+
+/// `stop` → empty. Analysis and pondering already stop at any input line;
+/// KataGo's clients send this to make sure.
+fn cmd_stop(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
+    empty()
+}
+
 /// `play COLOR VERTEX` → empty, or `illegal move` with the game unchanged and
 /// the reason on stderr. Either colour may play (non-alternating setup plays).
 /// Every play enters the superko history.
@@ -369,7 +410,8 @@ fn cmd_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     text(decision_text(s, d))
 }
 
-/// `reg_genmove COLOR` → vertex or `pass`, board unchanged (regression tests).
+/// `reg_genmove COLOR` (and KataGo's `kata-search COLOR`) → vertex or
+/// `pass`, board unchanged (regression tests).
 fn cmd_reg_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     arity(cmd, 1)?;
     let color = color_arg(cmd.args.first())?;

@@ -41,6 +41,28 @@ fn a_short_session() {
     );
 }
 
+/// KataGo's extras: `get_komi` as KataGo writes numbers, `kata-search`
+/// answers without playing, `gomill-cpu_time`, `clear_cache` and `stop`.
+#[test]
+fn katagos_small_commands() {
+    let t = transcript(
+        "komi 6.5\nget_komi\nkomi -3\nget_komi\nboardsize 5\nkata-search b\nundo\n\
+         clear_cache\nstop\ngomill-cpu_time\n",
+    );
+    let replies: Vec<&str> = t.split("\n\n").collect();
+    assert_eq!(&replies[..5], ["= ", "= 6.5", "= ", "= -3", "= "], "{t}");
+    assert!(replies[5].len() > 2 && replies[5] != "= pass", "{t}");
+    assert_eq!(&replies[6..9], ["? cannot undo", "= ", "= "], "{t}");
+    assert!(
+        replies[9]
+            .strip_prefix("= ")
+            .unwrap()
+            .parse::<f64>()
+            .is_ok(),
+        "{t}"
+    );
+}
+
 #[test]
 fn analysis_ends_at_end_of_input() {
     let t = transcript("lz-analyze b 1");

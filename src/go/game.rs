@@ -17,6 +17,7 @@ use crate::go::board::{Board, Color, Geometry, Move, Point, Stone};
 use crate::go::handicap;
 use crate::go::history::History;
 use crate::go::rules::{KoRule, Rules};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Why a move is illegal.
@@ -417,6 +418,19 @@ impl Game {
         true
     }
 
+    /// This game with `color` to move: itself when `color` is to move
+    /// already, else a copy set up with `color` to move (for asking a net
+    /// about the other player's move, as KataGo's `kata-raw-nn B` does).
+    pub fn with_to_move(&self, color: Color) -> Cow<'_, Game> {
+        if color == self.to_move {
+            Cow::Borrowed(self)
+        } else {
+            let mut g = self.clone();
+            g.setup(&[], Some(color));
+            Cow::Owned(g)
+        }
+    }
+
     /// Changes stones without rules (SGF `AB`/`AW`/`AE`, handicap stones), then
     /// makes the result the new start position: the superko history restarts
     /// from it (positions before a setup can no longer be reached by play) and
@@ -455,6 +469,21 @@ mod tests {
 
     fn pt(g: Geometry, x: usize, y: usize) -> Point {
         g.point(x, y).unwrap()
+    }
+
+    /// The same game when the colour is to move already; else a copy with
+    /// the same stones and the other colour to move.
+    #[test]
+    fn with_to_move_copies_only_for_the_other_colour() {
+        let g = Geometry::new(9).unwrap();
+        let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+        game.play(Color::Black, Move::Play(pt(g, 4, 4))).unwrap();
+        assert!(matches!(game.with_to_move(Color::White), Cow::Borrowed(_)));
+        let black = game.with_to_move(Color::Black);
+        assert!(matches!(black, Cow::Owned(_)));
+        assert_eq!(black.to_move(), Color::Black);
+        assert_eq!(black.board().at(pt(g, 4, 4)), game.board().at(pt(g, 4, 4)));
+        assert_eq!(game.to_move(), Color::White);
     }
 
     #[test]

@@ -7,10 +7,8 @@ use super::protocol::{Command, GtpError};
 use super::vertex;
 use super::{Reply, Session};
 use crate::go::board::Color;
-use crate::go::game::Game;
 use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::levels::Level;
-use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Listed after the standard commands when a network is loaded.
@@ -115,19 +113,6 @@ fn cmd_kata_raw_human_nn(s: &mut Session, cmd: &Command) -> Result<Reply, GtpErr
     raw_nn(s, cmd, true)
 }
 
-/// The session's game with `color` to move (a copy only when that is not
-/// the player to move already).
-fn game_for(game: &Game, color: Option<Color>) -> Cow<'_, Game> {
-    match color {
-        Some(c) if c != game.to_move() => {
-            let mut g = game.clone();
-            g.setup(&[], Some(c));
-            Cow::Owned(g)
-        }
-        _ => Cow::Borrowed(game),
-    }
-}
-
 /// The human-SL policy for `color` to move in the session's position
 /// (symmetry 0, KataGo's GTP policy optimism), row by row from the
 /// top-left, pass last, -1 where the move is illegal: from `--human-model`,
@@ -136,7 +121,7 @@ fn game_for(game: &Game, color: Option<Color>) -> Cow<'_, Game> {
 /// # Errors
 /// No human-SL net, or no profile set.
 pub fn human_policy(s: &mut Session, color: Color) -> Result<Vec<f64>, GtpError> {
-    let game = game_for(&s.game, Some(color));
+    let game = s.game.with_to_move(color);
     let main_is_human = s
         .network
         .as_ref()
@@ -165,7 +150,7 @@ pub fn human_policy(s: &mut Session, color: Color) -> Result<Vec<f64>, GtpError>
 /// `kata-raw-nn` on the main net or, with `human`, on the human-SL net.
 fn raw_nn(s: &mut Session, cmd: &Command, human: bool) -> Result<Reply, GtpError> {
     let args = parse_args(&cmd.args)?;
-    let game = game_for(&s.game, args.color);
+    let game = s.game.with_to_move(args.color.unwrap_or(s.game.to_move()));
     let evaluator = if human {
         s.human_network
             .as_mut()

@@ -99,17 +99,10 @@ impl HumanPlay {
     /// symmetry), over the legal board moves; `None` if the net cannot
     /// evaluate the board.
     pub fn policy(&mut self, game: &Game, color: Color) -> Option<&[(Move, f32)]> {
-        let mut g;
-        let game = if game.to_move() == color {
-            game
-        } else {
-            g = game.clone();
-            g.setup(&[], Some(color));
-            &g
-        };
+        let game = game.with_to_move(color);
         let symmetry = self.rng.below(8) as u8;
         self.human
-            .evaluate(game, symmetry, 0.0, &mut self.eval)
+            .evaluate(&game, symmetry, 0.0, &mut self.eval)
             .ok()?;
         self.weights.clear();
         // The policy is row by row from the top-left, as the points are.

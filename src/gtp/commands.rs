@@ -591,19 +591,23 @@ fn cmd_kgs_game_over(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     empty()
 }
 
-/// The analysis commands' arguments, with the human policy they ask for.
-fn analyze_args(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<AnalyzeArgs, GtpError> {
+/// The analysis commands' arguments, with the human policy they ask for,
+/// and the colour to analyse (the player to move unless they name one).
+fn analyze_args(
+    s: &mut Session,
+    cmd: &Command,
+    flavor: Flavor,
+) -> Result<(AnalyzeArgs, Color), GtpError> {
     let mut args = AnalyzeArgs::parse(&cmd.args, flavor, s.game.board().geometry())?;
+    let color = args.color.unwrap_or(s.game.to_move());
     if args.human_policy_asked {
-        let color = args.color.unwrap_or(s.game.to_move());
         args.human_policy = human_policy(s, color)?;
     }
-    Ok(args)
+    Ok((args, color))
 }
 
 fn analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
-    let args = analyze_args(s, cmd, flavor)?;
-    let color = args.color.unwrap_or(s.game.to_move());
+    let (args, color) = analyze_args(s, cmd, flavor)?;
     s.write(&protocol::stream_header(cmd.id.as_deref()));
     s.analyze_stream(color, flavor, &args);
     Ok(Reply::Written)
@@ -624,8 +628,7 @@ fn cmd_kata_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
 }
 
 fn genmove_analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
-    let args = analyze_args(s, cmd, flavor)?;
-    let color = args.color.unwrap_or(s.game.to_move());
+    let (args, color) = analyze_args(s, cmd, flavor)?;
     s.write(&protocol::stream_header(cmd.id.as_deref()));
     let d = s.generate(color, false, true, Some((flavor, &args)));
     let line = format!("play {}\n\n", decision_text(s, d));

@@ -109,6 +109,25 @@ pub struct MoveInfo {
 }
 
 impl MoveInfo {
+    /// A move the search has not visited, with its `prior`: no visits, the
+    /// position's values from `report` (KataGo gives such moves the parent's
+    /// score), a variation of the move alone.
+    pub fn unvisited(mv: Move, prior: f64, report: &Report) -> MoveInfo {
+        MoveInfo {
+            mv,
+            visits: 0,
+            winrate: report.winrate,
+            prior,
+            lcb: 0.0,
+            score_lead: report.score_lead,
+            score_mean: report.score_mean,
+            score_stdev: report.score_stdev,
+            utility: report.utility,
+            pv: vec![mv],
+            pv_visits: vec![0],
+        }
+    }
+
     /// The utility's lower bound: the utility moved by the margin of `lcb`
     /// below the win rate (the utility spans twice the win rate's range).
     pub fn utility_lcb(&self) -> f64 {

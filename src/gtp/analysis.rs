@@ -336,7 +336,7 @@ pub fn info_line(
             let _ = write!(out, " {v:.6}");
         }
     }
-    if flavor == Flavor::Kata && args.human_policy_asked && !args.human_policy.is_empty() {
+    if flavor == Flavor::Kata && !args.human_policy.is_empty() {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -349,26 +349,13 @@ pub fn info_line(
 }
 
 /// The report's moves followed by up to `wanted` moves the search has not
-/// visited, by policy: no visits, the root's values (KataGo gives them the
-/// parent's score and its first-play win rate), a variation of the move alone.
+/// visited, by policy ([`MoveInfo::unvisited`]).
 fn padded_with_unvisited(report: &Report, wanted: usize) -> Vec<MoveInfo> {
     let unvisited = report
         .unvisited
         .iter()
         .take(wanted)
-        .map(|&(mv, prior)| MoveInfo {
-            mv,
-            visits: 0,
-            winrate: report.winrate,
-            prior,
-            lcb: 0.0,
-            score_lead: report.score_lead,
-            score_mean: report.score_mean,
-            score_stdev: report.score_stdev,
-            utility: report.utility,
-            pv: vec![mv],
-            pv_visits: vec![0],
-        });
+        .map(|&(mv, prior)| MoveInfo::unvisited(mv, prior, report));
     report.moves.iter().cloned().chain(unvisited).collect()
 }
 

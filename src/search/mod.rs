@@ -786,19 +786,8 @@ impl MctsEngine {
                 .filter(|e| root.searches(e.point))
                 .max_by(|a, b| a.prior_w.total_cmp(&b.prior_w));
             if let Some(e) = favourite {
-                let info = MoveInfo {
-                    mv: mcts::point_move(e.point),
-                    visits: 0,
-                    winrate: report.winrate,
-                    prior: e.prior_w as f64 / prior_total,
-                    lcb: 0.0,
-                    score_lead: report.score_lead,
-                    score_mean: report.score_mean,
-                    score_stdev: report.score_stdev,
-                    utility: report.utility,
-                    pv: vec![mcts::point_move(e.point)],
-                    pv_visits: vec![0],
-                };
+                let prior = e.prior_w as f64 / prior_total;
+                let info = MoveInfo::unvisited(mcts::point_move(e.point), prior, &report);
                 moves.push((info, f64::NEG_INFINITY));
             }
         }

@@ -4,6 +4,13 @@
 //! ends use them: the JSON analysis engine's config and `overrideSettings`,
 //! and GTP's `kata-set-param`.
 
+/// KataGo's bound on visit counts (`maxVisits`, `maxPlayouts`): its "no
+/// limit".
+pub const MAX_VISITS: u64 = 1 << 50;
+
+/// KataGo's bound on `maxTime`, in seconds: its "no limit".
+pub const MAX_TIME: f64 = 1e20;
+
 /// A setting KataGo's config parser refuses, in its words: a value out of
 /// range or unreadable, whose message KataGo ends with the config file it
 /// read (`… in config file F`), or an unknown choice, whose message it does

@@ -11,12 +11,11 @@
 use super::katago_config::KataGoConfig;
 use crate::go::board::Color;
 pub use crate::katago_values::SettingError;
-use crate::katago_values::{boolean, integer, number};
+use crate::katago_values::{boolean, integer, number, MAX_TIME};
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::Precision;
 
-/// KataGo's bound on visit counts (`maxVisits`, `maxPlayouts`).
-pub const MAX_VISITS: u64 = 1 << 50;
+pub use crate::katago_values::MAX_VISITS;
 
 /// At most this many analysis threads are started, whatever the config asks
 /// (KaTrain's config asks for 12): more searches at once than cores only
@@ -233,7 +232,7 @@ impl SearchSettings {
                 }));
             }
             "maxTime" => {
-                let v = number(key, value, 0.0, 1e20)?;
+                let v = number(key, value, 0.0, MAX_TIME)?;
                 self.max_time = Some(v);
             }
             "reportAnalysisWinratesAs" => {

@@ -8,8 +8,7 @@
 use super::args::{text, Entry};
 use super::protocol::{Command, GtpError};
 use super::{Reply, Session};
-use crate::analysis::settings::MAX_VISITS;
-use crate::katago_values::{boolean, cpp_double, integer, number};
+use crate::katago_values::{boolean, cpp_double, integer, number, MAX_TIME, MAX_VISITS};
 use crate::nn::metadata::SgfMetadata;
 use std::time::Duration;
 
@@ -35,9 +34,6 @@ pub static PARAM_COMMANDS: &[Entry] = &[
         handler: cmd_kata_set_params,
     },
 ];
-
-/// KataGo's "no limit" values, which `kata-get-param` shows for none.
-const UNLIMITED_TIME: f64 = 1e20;
 
 /// Every parameter, in KataGo's listing order (its own ones first, then the
 /// search's).
@@ -79,8 +75,8 @@ impl Setting {
                 Setting::Visits((n < MAX_VISITS).then_some(n))
             }
             "maxTime" => {
-                let t = number(key, value, 0.0, UNLIMITED_TIME).map_err(message)?;
-                Setting::Time((t < UNLIMITED_TIME).then(|| crate::time::duration(t)))
+                let t = number(key, value, 0.0, MAX_TIME).map_err(message)?;
+                Setting::Time((t < MAX_TIME).then(|| crate::time::duration(t)))
             }
             "rootSymmetryPruning" => {
                 Setting::RootSymmetryPruning(boolean(key, value).map_err(message)?)
@@ -125,12 +121,7 @@ fn json_value(s: &Session, key: &str) -> Option<String> {
         "allowResignation" => quoted(flag(s.options.allow_resignation)),
         "ponderingEnabled" => quoted(flag(s.options.ponder)),
         "maxVisits" | "maxPlayouts" => s.options.limits.playouts.unwrap_or(MAX_VISITS).to_string(),
-        "maxTime" => cpp_double(
-            s.options
-                .limits
-                .time
-                .map_or(UNLIMITED_TIME, |t| t.as_secs_f64()),
-        ),
+        "maxTime" => cpp_double(s.options.limits.time.map_or(MAX_TIME, |t| t.as_secs_f64())),
         "rootSymmetryPruning" => flag(s.options.root_symmetry_pruning).to_string(),
         _ => return None,
     })

@@ -5,7 +5,7 @@
 //! 0.01 of the old one's probability), and the largest win-rate and score-lead differences.
 //!
 //! The bounds a precision must meet before `--precision auto` may choose it: top move unchanged
-//! in ≥ 98% of answers, value within 0.01, lead within 0.3 points. bf16 (emulated) meets them
+//! in ≥ 98% of answers, value within 0.01, lead within 0.3 points. bf16 meets them
 //! on every net when a change of top move between near-ties is allowed, and the test requires
 //! that; int8 does not yet, so the test requires that `auto` does not choose it, and holds int8
 //! to loose bounds that only a broken kernel would break.

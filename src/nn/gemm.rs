@@ -8,10 +8,10 @@
 use std::sync::OnceLock;
 
 /// Width of a packed panel (one AVX-512 register, two AVX2 registers).
-const PANEL: usize = 16;
+pub(super) const PANEL: usize = 16;
 /// Inner-dimension block: a 16-wide panel block of 16 KiB stays in L1 (the transformer nets'
 /// 192- and 256-deep products then take one pass over C instead of two).
-const KC: usize = 256;
+pub(super) const KC: usize = 256;
 
 /// A `k x n` matrix packed as `ceil(n / 16)` panels of `k` rows of 16 floats (zero padded).
 #[derive(Debug, Clone)]
@@ -86,6 +86,11 @@ impl PackedMatrix {
         self.k = k;
         self.n = n;
         self.data.resize(n.div_ceil(PANEL) * k * PANEL, 0.0);
+    }
+
+    /// The packed values, padding included (for a reduced-precision twin that rounds them).
+    pub(super) fn values_mut(&mut self) -> &mut [f32] {
+        &mut self.data
     }
 
     /// Multiplies column `j` by `scale[j]`.
@@ -231,7 +236,7 @@ pub(super) fn check_shapes(m: usize, a: &[f32], lda: usize, k: usize, c: &[f32],
 
 /// Writes a finished 16-wide tile row into `c` (only the `cols` real columns).
 #[inline(always)]
-fn store_row(tile: &[f32; PANEL], dst: &mut [f32], cols: usize, accumulate: bool) {
+pub(super) fn store_row(tile: &[f32; PANEL], dst: &mut [f32], cols: usize, accumulate: bool) {
     if accumulate {
         for j in 0..cols {
             dst[j] += tile[j];
@@ -366,28 +371,63 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(super) mod avx512 {
+    //! The AVX-512 micro-kernel, and the walk over C's micro-tiles that the bf16 kernel
+    //! ([`super::super::gemm_bf16`]) shares.
     use super::{store_row, PackedMatrix, KC, PANEL};
     use std::arch::x86_64::*;
 
     /// Rows per micro-tile: 12 rows x 32 columns (two panels) = 24 accumulators.
-    const ROWS: usize = 12;
+    pub const ROWS: usize = 12;
 
+    /// A micro-tile's sums when they cannot go straight to C: `ROWS` rows of each panel.
+    pub type Tile = [[f32; PANEL]; 2 * ROWS];
+
+    /// Where a micro-tile's sums go: straight into C (its first element, C's row stride, and
+    /// whether to add to what is there) when all its columns are real, else `None` (into the
+    /// [`Tile`], whose real columns [`walk`] then copies).
+    pub type Direct = Option<(*mut f32, usize, bool)>;
+
+    /// A micro-kernel: the sums of `R` rows from row `i` by `P` 16-wide panels from panel `p`,
+    /// over the inner range `d0..d1` (in the kernel's own steps: values, or bf16 pairs).
+    pub trait MicroKernel {
+        /// # Safety
+        /// The CPU has the kernel's instructions; `i + R <= m`, `p + P` panels exist, and
+        /// `direct`, when given, points at `R` rows of `16 * P` writable values.
+        #[allow(clippy::too_many_arguments)] // a micro-tile's coordinates
+        unsafe fn tile<const R: usize, const P: usize>(
+            &self,
+            i: usize,
+            p: usize,
+            d0: usize,
+            d1: usize,
+            tile: &mut Tile,
+            direct: Direct,
+        );
+    }
+
+    /// `C (m x n) = sums` (or `+=` when `accumulate`): walks C in micro-tiles of up to 12 rows
+    /// by two panels, over blocks of `block` steps of the inner `depth`, and has `kernel`
+    /// compute each.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and the kernel's instructions; `c` holds `m * n` values and the
+    /// kernel's operands cover `m` rows, `n` columns and `depth` steps.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn run(
+    pub unsafe fn walk<K: MicroKernel>(
+        kernel: &K,
         m: usize,
-        a: &[f32],
-        lda: usize,
-        b: &PackedMatrix,
+        n: usize,
+        depth: usize,
+        block: usize,
         c: &mut [f32],
         accumulate: bool,
     ) {
-        let n = b.n;
         let panels = n.div_ceil(PANEL);
-        let mut k0 = 0;
-        while k0 < b.k {
-            let k1 = (k0 + KC).min(b.k);
-            let add = accumulate || k0 > 0;
+        let mut d0 = 0;
+        while d0 < depth {
+            let d1 = (d0 + block).min(depth);
+            let add = accumulate || d0 > 0;
             let mut p = 0;
             while p < panels {
                 let pair = p + 1 < panels;
@@ -396,15 +436,15 @@ mod avx512 {
                     let rows = ROWS.min(m - i);
                     let mut tile = [[0.0f32; PANEL]; 2 * ROWS];
                     // Full panels go straight to C; a ragged last panel through `tile`.
-                    let last = p + if pair { 1 } else { 0 };
+                    let last = p + usize::from(pair);
                     let full = n - last * PANEL >= PANEL;
                     let direct = full.then(|| (c.as_mut_ptr().add(i * n + p * PANEL), n, add));
                     macro_rules! go {
                         ($r:literal) => {
                             if pair {
-                                tile_kernel::<$r, 2>(a, i, lda, b, p, k0, k1, &mut tile, direct)
+                                kernel.tile::<$r, 2>(i, p, d0, d1, &mut tile, direct)
                             } else {
-                                tile_kernel::<$r, 1>(a, i, lda, b, p, k0, k1, &mut tile, direct)
+                                kernel.tile::<$r, 1>(i, p, d0, d1, &mut tile, direct)
                             }
                         };
                     }
@@ -422,91 +462,115 @@ mod avx512 {
                         2 => go!(2),
                         _ => go!(1),
                     }
-                    for q in 0..if pair && direct.is_none() {
-                        2
-                    } else if direct.is_none() {
-                        1
-                    } else {
-                        0
-                    } {
-                        let cols = PANEL.min(n - (p + q) * PANEL);
-                        for r in 0..rows {
-                            store_row(
-                                &tile[q * ROWS + r],
-                                &mut c[(i + r) * n + (p + q) * PANEL..],
-                                cols,
-                                add,
-                            );
+                    if direct.is_none() {
+                        for q in 0..=usize::from(pair) {
+                            let cols = PANEL.min(n - (p + q) * PANEL);
+                            for r in 0..rows {
+                                store_row(
+                                    &tile[q * ROWS + r],
+                                    &mut c[(i + r) * n + (p + q) * PANEL..],
+                                    cols,
+                                    add,
+                                );
+                            }
                         }
                     }
                     i += rows;
                 }
                 p += if pair { 2 } else { 1 };
             }
-            k0 = k1;
+            d0 = d1;
         }
     }
 
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)] // the micro-kernel's loop state, kept in registers
-    unsafe fn tile_kernel<const R: usize, const P: usize>(
-        a: &[f32],
-        i: usize,
-        lda: usize,
-        b: &PackedMatrix,
-        p: usize,
-        k0: usize,
-        k1: usize,
-        tile: &mut [[f32; PANEL]; 2 * ROWS],
-        direct: Option<(*mut f32, usize, bool)>,
-    ) {
-        let panel0 = b.panel(p).as_ptr();
-        let panel1 = if P == 2 {
-            b.panel(p + 1).as_ptr()
-        } else {
-            panel0
-        };
-        let a = a.as_ptr().add(i * lda);
-        let mut acc0 = [_mm512_setzero_ps(); R];
-        let mut acc1 = [_mm512_setzero_ps(); R];
-        for kk in k0..k1 {
-            let b0 = _mm512_loadu_ps(panel0.add(kk * PANEL));
-            let b1 = _mm512_loadu_ps(panel1.add(kk * PANEL));
-            for r in 0..R {
-                let x = _mm512_set1_ps(*a.add(r * lda + kk));
-                acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
-                if P == 2 {
-                    acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
-                }
-            }
-        }
-        match direct {
-            Some((c, ldc, add)) => {
-                for r in 0..R {
-                    let row = c.add(r * ldc);
-                    let (mut x0, mut x1) = (acc0[r], acc1[r]);
-                    if add {
-                        x0 = _mm512_add_ps(x0, _mm512_loadu_ps(row));
-                        if P == 2 {
-                            x1 = _mm512_add_ps(x1, _mm512_loadu_ps(row.add(PANEL)));
+    /// Writes a micro-tile's `R` rows of accumulators (`acc1` only when `P` is 2) where
+    /// `direct` says. A macro, not a function: a function with a target feature is not
+    /// always inlined, and then the accumulators go through memory (seen: 10% slower).
+    macro_rules! write_tile {
+        ($r:expr, $p:expr, $acc0:expr, $acc1:expr, $tile:expr, $direct:expr) => {
+            match $direct {
+                Some((c, ldc, add)) => {
+                    for r in 0..$r {
+                        let row = c.add(r * ldc);
+                        let (mut x0, mut x1) = ($acc0[r], $acc1[r]);
+                        if add {
+                            x0 = _mm512_add_ps(x0, _mm512_loadu_ps(row));
+                            if $p == 2 {
+                                x1 = _mm512_add_ps(x1, _mm512_loadu_ps(row.add(PANEL)));
+                            }
+                        }
+                        _mm512_storeu_ps(row, x0);
+                        if $p == 2 {
+                            _mm512_storeu_ps(row.add(PANEL), x1);
                         }
                     }
-                    _mm512_storeu_ps(row, x0);
-                    if P == 2 {
-                        _mm512_storeu_ps(row.add(PANEL), x1);
+                }
+                None => {
+                    for r in 0..$r {
+                        _mm512_storeu_ps($tile[r].as_mut_ptr(), $acc0[r]);
+                        if $p == 2 {
+                            _mm512_storeu_ps($tile[ROWS + r].as_mut_ptr(), $acc1[r]);
+                        }
                     }
                 }
             }
-            None => {
+        };
+    }
+    pub(crate) use write_tile;
+
+    /// The fp32 operands of one product.
+    struct Fp32<'a> {
+        a: &'a [f32],
+        lda: usize,
+        b: &'a PackedMatrix,
+    }
+
+    impl MicroKernel for Fp32<'_> {
+        #[target_feature(enable = "avx512f")]
+        unsafe fn tile<const R: usize, const P: usize>(
+            &self,
+            i: usize,
+            p: usize,
+            k0: usize,
+            k1: usize,
+            tile: &mut Tile,
+            direct: Direct,
+        ) {
+            let (b, lda) = (self.b, self.lda);
+            let panel0 = b.panel(p).as_ptr();
+            let panel1 = if P == 2 {
+                b.panel(p + 1).as_ptr()
+            } else {
+                panel0
+            };
+            let a = self.a.as_ptr().add(i * lda);
+            let mut acc0 = [_mm512_setzero_ps(); R];
+            let mut acc1 = [_mm512_setzero_ps(); R];
+            for kk in k0..k1 {
+                let b0 = _mm512_loadu_ps(panel0.add(kk * PANEL));
+                let b1 = _mm512_loadu_ps(panel1.add(kk * PANEL));
                 for r in 0..R {
-                    _mm512_storeu_ps(tile[r].as_mut_ptr(), acc0[r]);
+                    let x = _mm512_set1_ps(*a.add(r * lda + kk));
+                    acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
                     if P == 2 {
-                        _mm512_storeu_ps(tile[ROWS + r].as_mut_ptr(), acc1[r]);
+                        acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
                     }
                 }
             }
+            write_tile!(R, P, acc0, acc1, tile, direct);
         }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn run(
+        m: usize,
+        a: &[f32],
+        lda: usize,
+        b: &PackedMatrix,
+        c: &mut [f32],
+        accumulate: bool,
+    ) {
+        walk(&Fp32 { a, lda, b }, m, b.n, b.k, KC, c, accumulate);
     }
 }
 

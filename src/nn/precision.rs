@@ -6,9 +6,10 @@
 //! - `bf16` ([`super::gemm_bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
 //!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (on im2col, not
 //!   Winograd), a transformer net's projections (attention's queries, keys, values and output,
-//!   the feed-forward blocks; its convolutions stay fp32). Emulated on the fp32 kernels (no CPU
-//!   tengen has run on had the instructions): it shows what bf16 does to the outputs, and it is
-//!   slower than fp32.
+//!   the feed-forward blocks) and its attention products (queries by keys, scores by values;
+//!   the softmax between them stays fp32, and so do its convolutions). Native `vdpbf16ps`
+//!   where the CPU has AVX512-BF16, else emulated on the fp32 kernels (the same outputs but for
+//!   the order of the sums' rounding, and slower than fp32).
 //! - `int8` ([`super::gemm_i8`]): the transformer projections only, weights quantized once per
 //!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
 //!   but it misses the accuracy bounds.
@@ -17,7 +18,7 @@
 //! on this CPU: fp32 until a native bf16 kernel exists.
 
 use super::gemm::{gemm, PackedMatrix};
-use super::gemm_bf16::{gemm_bf16, PackedMatrixBf16};
+use super::gemm_bf16::{self, gemm_bf16, PackedMatrixBf16};
 use super::gemm_i8::{self, gemm_i8, PackedMatrixI8};
 use std::fmt;
 
@@ -50,10 +51,17 @@ impl Precision {
     pub fn describe(self) -> String {
         match self {
             Precision::Fp32 => "fp32".into(),
-            Precision::Bf16 => "bf16 for the transformer projections, or for a convolution \
-                                net the trunk's convolutions (on im2col), emulated on the fp32 \
-                                kernels (slower than fp32), fp32 elsewhere"
-                .into(),
+            Precision::Bf16 => format!(
+                "bf16 for the transformer projections and attention products, or for a \
+                 convolution net the trunk's convolutions (on im2col), {}, fp32 elsewhere",
+                match gemm_bf16::best_isa() {
+                    gemm_bf16::Isa::Emulated => {
+                        "emulated on the fp32 kernels (this CPU has no AVX512-BF16: slower than fp32)"
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    gemm_bf16::Isa::Avx512Bf16 => "on AVX512-BF16 (vdpbf16ps)",
+                }
+            ),
             Precision::Int8 => format!(
                 "int8 for the transformer projections ({} kernel), fp32 elsewhere",
                 match gemm_i8::best_isa() {

@@ -10,6 +10,7 @@
 
 use super::forward::MAX_BOARD_SIZE;
 use super::gemm::{gemm, PackedMatrix};
+use super::gemm_bf16::{gemm_bf16, PackedMatrixBf16};
 use super::layers::{activate_slice, Frame};
 use super::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
@@ -153,6 +154,9 @@ pub struct Attention {
     qkv: Weights,
     out: Weights,
     rope: Option<RopeTable>,
+    /// The products of queries with keys and of scores with values in bf16 (`--precision
+    /// bf16`).
+    bf16_products: bool,
 }
 
 impl Attention {
@@ -177,6 +181,7 @@ impl Attention {
                 .rope
                 .as_ref()
                 .map(|r| RopeTable::new(r, desc.num_kv_heads, desc.q_head_dim)),
+            bf16_products: false,
         }
     }
 
@@ -185,10 +190,12 @@ impl Attention {
         self.out.n()
     }
 
-    /// Runs the projections in `precision`.
+    /// Runs the projections in `precision`, and in bf16 the attention's own products too
+    /// (int8 leaves those in fp32).
     pub fn set_precision(&mut self, precision: Precision) {
         self.qkv.set_precision(precision);
         self.out.set_precision(precision);
+        self.bf16_products = precision == Precision::Bf16;
     }
 
     /// Width of one point's queries, keys and values together.
@@ -236,23 +243,32 @@ impl Attention {
         for b in 0..batch {
             let qkv = &s.qkv[b * area * width..(b + 1) * area * width];
             for kvh in 0..self.kv_heads {
-                s.keys
-                    .pack_transposed(&qkv[k_at + kvh * self.q_dim..], self.q_dim, area, width);
-                s.values
-                    .pack_rows(&qkv[v_at + kvh * self.v_dim..], area, self.v_dim, width);
+                let (keys, values) = (
+                    &qkv[k_at + kvh * self.q_dim..],
+                    &qkv[v_at + kvh * self.v_dim..],
+                );
+                if self.bf16_products {
+                    s.keys_bf16.pack_transposed(keys, self.q_dim, area, width);
+                    s.values_bf16.pack_rows(values, area, self.v_dim, width);
+                } else {
+                    s.keys.pack_transposed(keys, self.q_dim, area, width);
+                    s.values.pack_rows(values, area, self.v_dim, width);
+                }
                 for h in kvh * group..(kvh + 1) * group {
                     let scores = &mut s.scores[..area * area];
-                    gemm(
-                        area,
-                        &qkv[q_at + h * self.q_dim..],
-                        width,
-                        &s.keys,
-                        scores,
-                        false,
-                    );
+                    let queries = &qkv[q_at + h * self.q_dim..];
+                    if self.bf16_products {
+                        gemm_bf16(area, queries, width, &s.keys_bf16, scores, false);
+                    } else {
+                        gemm(area, queries, width, &s.keys, scores, false);
+                    }
                     softmax_rows(scores, area);
                     let head_out = &mut s.head_out[..area * self.v_dim];
-                    gemm(area, scores, area, &s.values, head_out, false);
+                    if self.bf16_products {
+                        gemm_bf16(area, scores, area, &s.values_bf16, head_out, false);
+                    } else {
+                        gemm(area, scores, area, &s.values, head_out, false);
+                    }
                     let attended = &mut s.attended[b * area * hv..(b + 1) * area * hv];
                     for (dst, src) in attended
                         .chunks_exact_mut(hv)
@@ -382,6 +398,9 @@ pub struct TransformerScratch {
     hidden: Vec<f32>,
     keys: PackedMatrix,
     values: PackedMatrix,
+    /// The same in bf16, sized only when some block runs its products in bf16.
+    keys_bf16: PackedMatrixBf16,
+    values_bf16: PackedMatrixBf16,
 }
 
 impl TransformerScratch {
@@ -406,6 +425,11 @@ impl TransformerScratch {
         let hidden = feed_forward.iter().map(|f| 2 * f.hidden).max().unwrap_or(0);
         let (q_dim, v_dim) = (max(&|a| a.q_dim), max(&|a| a.v_dim));
         let any_attention = !attention.is_empty();
+        let (bf16_q, bf16_area, bf16_v) = if attention.iter().any(|a| a.bf16_products) {
+            (q_dim, area, v_dim)
+        } else {
+            (0, 0, 0)
+        };
         TransformerScratch {
             normed: vec![0.0; rows * channels],
             qkv: vec![0.0; rows * max(&|a| a.qkv_width())],
@@ -415,6 +439,8 @@ impl TransformerScratch {
             hidden: vec![0.0; rows * hidden],
             keys: PackedMatrix::with_capacity(q_dim, area),
             values: PackedMatrix::with_capacity(area, v_dim),
+            keys_bf16: PackedMatrixBf16::with_capacity(bf16_q, bf16_area),
+            values_bf16: PackedMatrixBf16::with_capacity(bf16_area, bf16_v),
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Elementwise kernels of the forward pass: `e^x`, SiLU and Mish over slices, softmax over
-//! rows and the SwiGLU gate, each with an AVX2+FMA version chosen at run time and a portable
-//! one that computes the same polynomial. Every norm of a net and every attention row runs
+//! rows and the SwiGLU gate, each with AVX-512 and AVX2+FMA versions chosen at run time and a
+//! portable one that computes the same polynomial. Every norm of a net and every attention row runs
 //! through them (millions of exponentials per evaluation), so these are hot paths; they
 //! allocate nothing.
 
+#[cfg(test)]
+use super::gemm::available_isas;
 use super::gemm::{best_isa, Isa};
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
@@ -35,10 +37,12 @@ pub fn fast_exp(x: f32) -> f32 {
 /// Each row of `width` values replaced by its softmax.
 pub fn softmax_rows(data: &mut [f32], width: usize) {
     #[cfg(target_arch = "x86_64")]
-    if best_isa() != Isa::Portable {
-        // SAFETY: best_isa() is AVX2 or AVX-512 only on CPUs with AVX2 and FMA.
-        unsafe { avx2::softmax_rows(data, width) };
-        return;
+    match best_isa() {
+        Isa::Portable => {}
+        // SAFETY: best_isa() is AVX-512 only on CPUs with AVX-512F.
+        Isa::Avx512 => return unsafe { avx512::softmax_rows(data, width) },
+        // SAFETY: best_isa() is AVX2 only on CPUs with AVX2 and FMA.
+        Isa::Avx2 => return unsafe { avx2::softmax_rows(data, width) },
     }
     portable::softmax_rows(data, width);
 }
@@ -46,10 +50,12 @@ pub fn softmax_rows(data: &mut [f32], width: usize) {
 /// `a[i] = silu(a[i]) * gate[i]`, SwiGLU's gate.
 pub fn swiglu(a: &mut [f32], gate: &[f32]) {
     #[cfg(target_arch = "x86_64")]
-    if best_isa() != Isa::Portable {
-        // SAFETY: as in softmax_rows.
-        unsafe { avx2::swiglu(a, gate) };
-        return;
+    match best_isa() {
+        Isa::Portable => {}
+        // SAFETY: best_isa() is AVX-512 only on CPUs with AVX-512F.
+        Isa::Avx512 => return unsafe { avx512::swiglu(a, gate) },
+        // SAFETY: best_isa() is AVX2 only on CPUs with AVX2 and FMA.
+        Isa::Avx2 => return unsafe { avx2::swiglu(a, gate) },
     }
     portable::swiglu(a, gate);
 }
@@ -57,10 +63,12 @@ pub fn swiglu(a: &mut [f32], gate: &[f32]) {
 /// `x * sigmoid(x)` on every value.
 pub fn silu(data: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if best_isa() != Isa::Portable {
-        // SAFETY: as in softmax_rows.
-        unsafe { avx2::silu(data) };
-        return;
+    match best_isa() {
+        Isa::Portable => {}
+        // SAFETY: best_isa() is AVX-512 only on CPUs with AVX-512F.
+        Isa::Avx512 => return unsafe { avx512::silu(data) },
+        // SAFETY: best_isa() is AVX2 only on CPUs with AVX2 and FMA.
+        Isa::Avx2 => return unsafe { avx2::silu(data) },
     }
     portable::silu(data);
 }
@@ -68,10 +76,12 @@ pub fn silu(data: &mut [f32]) {
 /// `x * tanh(softplus(x))` on every value, as KataGo's Mish (exactly `x` from 20 up).
 pub fn mish(data: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if best_isa() != Isa::Portable {
-        // SAFETY: as in softmax_rows.
-        unsafe { avx2::mish(data) };
-        return;
+    match best_isa() {
+        Isa::Portable => {}
+        // SAFETY: best_isa() is AVX-512 only on CPUs with AVX-512F.
+        Isa::Avx512 => return unsafe { avx512::mish(data) },
+        // SAFETY: best_isa() is AVX2 only on CPUs with AVX2 and FMA.
+        Isa::Avx2 => return unsafe { avx2::mish(data) },
     }
     portable::mish(data);
 }
@@ -258,6 +268,128 @@ mod avx2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    //! The AVX2 kernels on 16 lanes: the same polynomial, the same results but for the order
+    //! of the row sums.
+    use super::*;
+    use std::arch::x86_64::*;
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn exp16(x: __m512) -> __m512 {
+        let x = _mm512_min_ps(
+            _mm512_max_ps(x, _mm512_set1_ps(EXP_MIN)),
+            _mm512_set1_ps(EXP_MAX),
+        );
+        let k = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
+            _mm512_mul_ps(x, _mm512_set1_ps(LOG2E)),
+        );
+        let r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2_HI), x);
+        let r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2_LO), r);
+        let mut p = _mm512_set1_ps(C6);
+        for c in [C5, C4, C3, C2, 1.0, 1.0] {
+            p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+        }
+        let bits = _mm512_slli_epi32::<23>(_mm512_add_epi32(
+            _mm512_cvtps_epi32(k),
+            _mm512_set1_epi32(127),
+        ));
+        _mm512_mul_ps(p, _mm512_castsi512_ps(bits))
+    }
+
+    /// The mask of the first `n` (at most 16) lanes.
+    #[inline]
+    fn lanes(n: usize) -> __mmask16 {
+        if n >= 16 {
+            0xffff
+        } else {
+            (1u16 << n) - 1
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn softmax_rows(data: &mut [f32], width: usize) {
+        for row in data.chunks_exact_mut(width) {
+            let p = row.as_mut_ptr();
+            let mut max16 = _mm512_set1_ps(f32::NEG_INFINITY);
+            let mut i = 0;
+            while i < width {
+                let m = lanes(width - i);
+                max16 = _mm512_mask_max_ps(max16, m, max16, _mm512_maskz_loadu_ps(m, p.add(i)));
+                i += 16;
+            }
+            let shift = _mm512_set1_ps(_mm512_reduce_max_ps(max16));
+            let mut sum16 = _mm512_setzero_ps();
+            i = 0;
+            while i < width {
+                let m = lanes(width - i);
+                let e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, p.add(i)), shift));
+                _mm512_mask_storeu_ps(p.add(i), m, e);
+                sum16 = _mm512_mask_add_ps(sum16, m, sum16, e);
+                i += 16;
+            }
+            let inv16 = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum16));
+            i = 0;
+            while i < width {
+                let m = lanes(width - i);
+                let v = _mm512_maskz_loadu_ps(m, p.add(i));
+                _mm512_mask_storeu_ps(p.add(i), m, _mm512_mul_ps(v, inv16));
+                i += 16;
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn silu(data: &mut [f32]) {
+        let p = data.as_mut_ptr();
+        let one = _mm512_set1_ps(1.0);
+        let mut i = 0;
+        while i < data.len() {
+            let m = lanes(data.len() - i);
+            let x = _mm512_maskz_loadu_ps(m, p.add(i));
+            let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+            _mm512_mask_storeu_ps(p.add(i), m, _mm512_div_ps(x, _mm512_add_ps(one, e)));
+            i += 16;
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn mish(data: &mut [f32]) {
+        let p = data.as_mut_ptr();
+        let two = _mm512_set1_ps(2.0);
+        let linear = _mm512_set1_ps(MISH_LINEAR);
+        let mut i = 0;
+        while i < data.len() {
+            let m = lanes(data.len() - i);
+            let x = _mm512_maskz_loadu_ps(m, p.add(i));
+            let e = exp16(_mm512_min_ps(x, linear));
+            let n = _mm512_mul_ps(e, _mm512_add_ps(e, two));
+            let mish = _mm512_div_ps(_mm512_mul_ps(x, n), _mm512_add_ps(n, two));
+            let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, linear);
+            _mm512_mask_storeu_ps(p.add(i), m, _mm512_mask_blend_ps(big, mish, x));
+            i += 16;
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn swiglu(a: &mut [f32], gate: &[f32]) {
+        let n = a.len().min(gate.len());
+        let (pa, pg) = (a.as_mut_ptr(), gate.as_ptr());
+        let one = _mm512_set1_ps(1.0);
+        let mut i = 0;
+        while i < n {
+            let m = lanes(n - i);
+            let x = _mm512_maskz_loadu_ps(m, pa.add(i));
+            let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+            let silu = _mm512_div_ps(x, _mm512_add_ps(one, e));
+            let g = _mm512_maskz_loadu_ps(m, pg.add(i));
+            _mm512_mask_storeu_ps(pa.add(i), m, _mm512_mul_ps(silu, g));
+            i += 16;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,15 +411,27 @@ mod tests {
         let mut out: Vec<(&'static str, fn(&mut [f32], usize), fn(&mut [f32], &[f32]))> =
             vec![("portable", portable::softmax_rows, portable::swiglu)];
         #[cfg(target_arch = "x86_64")]
-        if best_isa() != Isa::Portable {
-            // SAFETY (of the calls below): this CPU has AVX2 and FMA.
-            out.push((
-                "avx2",
-                |d, w| unsafe { avx2::softmax_rows(d, w) },
-                |a, g| unsafe { avx2::swiglu(a, g) },
-            ));
-        } else {
-            eprintln!("vecmath: no AVX2 on this CPU, its kernels are not tested here");
+        {
+            if available_isas().contains(&Isa::Avx2) {
+                // SAFETY (of the calls below): this CPU has AVX2 and FMA.
+                out.push((
+                    "avx2",
+                    |d, w| unsafe { avx2::softmax_rows(d, w) },
+                    |a, g| unsafe { avx2::swiglu(a, g) },
+                ));
+            } else {
+                eprintln!("vecmath: no AVX2 on this CPU, its kernels are not tested here");
+            }
+            if available_isas().contains(&Isa::Avx512) {
+                // SAFETY (of the calls below): this CPU has AVX-512F.
+                out.push((
+                    "avx512",
+                    |d, w| unsafe { avx512::softmax_rows(d, w) },
+                    |a, g| unsafe { avx512::swiglu(a, g) },
+                ));
+            } else {
+                eprintln!("vecmath: no AVX-512 on this CPU, its kernels are not tested here");
+            }
         }
         out
     }
@@ -307,13 +451,23 @@ mod tests {
         let data: Vec<f32> = (0..2000).map(|i| i as f32 * 0.037 - 40.0).collect();
         let mut kernels: Vec<Activations> = vec![("portable", portable::silu, portable::mish)];
         #[cfg(target_arch = "x86_64")]
-        if best_isa() != Isa::Portable {
-            // SAFETY (of the calls below): this CPU has AVX2 and FMA.
-            kernels.push((
-                "avx2",
-                |d| unsafe { avx2::silu(d) },
-                |d| unsafe { avx2::mish(d) },
-            ));
+        {
+            if available_isas().contains(&Isa::Avx2) {
+                // SAFETY (of the calls below): this CPU has AVX2 and FMA.
+                kernels.push((
+                    "avx2",
+                    |d| unsafe { avx2::silu(d) },
+                    |d| unsafe { avx2::mish(d) },
+                ));
+            }
+            if available_isas().contains(&Isa::Avx512) {
+                // SAFETY (of the calls below): this CPU has AVX-512F.
+                kernels.push((
+                    "avx512",
+                    |d| unsafe { avx512::silu(d) },
+                    |d| unsafe { avx512::mish(d) },
+                ));
+            }
         }
         for (name, silu, mish) in kernels {
             let (mut s, mut m) = (data.clone(), data.clone());

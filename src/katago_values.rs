@@ -4,6 +4,22 @@
 //! ends use them: the JSON analysis engine's config and `overrideSettings`,
 //! and GTP's `kata-set-param`.
 
+/// A net as KataGo describes it in `kata-get-models` and the analysis
+/// engine's `query_models`: `name` (the file it was given), `internalName`,
+/// `maxBatchSize` (tengen's batch for it), `usesHumanSLProfile`, `version`,
+/// and `usingFP16` (`"false"`: tengen's reduced kind is bf16, which KataGo's
+/// field has no word for).
+pub fn model_json(name: &str, net: &crate::nn::Network) -> serde_json::Value {
+    serde_json::json!({
+        "name": name,
+        "internalName": net.name(),
+        "maxBatchSize": crate::search::network::default_batch(net),
+        "usesHumanSLProfile": net.needs_metadata(),
+        "version": net.version(),
+        "usingFP16": "false",
+    })
+}
+
 /// KataGo's bound on visit counts (`maxVisits`, `maxPlayouts`): its "no
 /// limit".
 pub const MAX_VISITS: u64 = 1 << 50;

@@ -347,6 +347,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let mut main_name = String::new();
     let network = if args.classical {
         if !args.quiet {
             tengen::log_line!(
@@ -356,6 +357,7 @@ fn gtp(args: EngineArgs) -> ExitCode {
         None
     } else {
         let source = NetSource::choose(args.model.as_deref(), &|name| std::env::var_os(name));
+        main_name = source.model_name();
         match load_network(&source, args.precision, args.quiet) {
             Ok(net) if net.needs_metadata() && human_profile.is_none() => {
                 // KataGo refuses too: the net cannot evaluate without the metadata.
@@ -408,13 +410,10 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         ..SearchConfig::default()
     };
-    let human_network = match &args.human_model {
+    let human_source = args.human_model.clone().map(NetSource::HumanFlag);
+    let human_network = match &human_source {
         None => None,
-        Some(path) => match load_network(
-            &NetSource::HumanFlag(path.clone()),
-            args.precision,
-            args.quiet,
-        ) {
+        Some(source) => match load_network(source, args.precision, args.quiet) {
             Ok(net) => {
                 if !net.needs_metadata() {
                     tengen::log_line!(
@@ -450,6 +449,8 @@ fn gtp(args: EngineArgs) -> ExitCode {
     let networks = tengen::gtp::Networks {
         main: network,
         human: human_network,
+        main_name,
+        human_name: human_source.map_or_else(String::new, |s| s.model_name()),
     };
     match tengen::gtp::run(options, engine, networks) {
         Ok(()) => ExitCode::SUCCESS,

@@ -176,3 +176,28 @@ fn a_search_with_no_visited_move_plays_the_policys_favourite() {
         );
     }
 }
+
+/// `kata-get-models` lists the net as KataGo does: the file as given, the
+/// name inside it, its version and batch, no human-SL profile.
+#[test]
+fn kata_get_models_lists_the_net_in_use() {
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let Some(mut e) = net_engine("19") else {
+        return;
+    };
+    let list: serde_json::Value =
+        serde_json::from_str(&e.ok("kata-get-models")).expect("a JSON answer");
+    let models = list.as_array().expect("a list");
+    assert_eq!(models.len(), 1, "{list}");
+    let m = &models[0];
+    assert_eq!(m["name"], net.to_str().unwrap(), "{list}");
+    assert_eq!(
+        m["internalName"], "g170-b6c96-s175395328-d26788732",
+        "{list}"
+    );
+    assert_eq!(m["version"], 8, "{list}");
+    assert_eq!(m["usesHumanSLProfile"], false, "{list}");
+    assert!(m["maxBatchSize"].as_u64().is_some_and(|b| b >= 1), "{list}");
+}

@@ -312,14 +312,7 @@ fn models(
     human: Option<&Network>,
 ) -> Vec<Value> {
     let one = |path: &std::path::Path, net: &Network| {
-        serde_json::json!({
-            "name": path.display().to_string(),
-            "internalName": net.name(),
-            "maxBatchSize": crate::search::network::default_batch(net),
-            "usesHumanSLProfile": net.needs_metadata(),
-            "version": net.version(),
-            "usingFP16": "false",
-        })
+        crate::katago_values::model_json(&path.display().to_string(), net)
     };
     let mut out = vec![one(path, net)];
     if let (Some(p), Some(h)) = (human_path, human) {

@@ -587,6 +587,16 @@ impl KataGoFields {
         }
     }
 
+    /// `rules` with no field given yet: KataGo's `kata-set-rule`, which changes
+    /// one field of the rules in force.
+    pub fn from_rules(rules: Rules) -> KataGoFields {
+        KataGoFields {
+            rules,
+            tax: None,
+            button: false,
+        }
+    }
+
     /// Sets one field: `ko` (`SIMPLE`, `POSITIONAL`, `SITUATIONAL`, `SPIGHT`
     /// read as simple, tengen's `NATURAL-SITUATIONAL`), `score`/`scoring`
     /// (`AREA`, `TERRITORY`), `tax` (`NONE`, `SEKI`, `ALL`), `suicide`,

@@ -13,12 +13,13 @@ use super::network::{human_policy, NETWORK_COMMANDS};
 use super::params::PARAM_COMMANDS;
 use super::protocol::{self, Command, GtpError};
 use super::setup::{
-    cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rules,
-    cmd_kata_time_settings, cmd_kgs_rules, cmd_kgs_time_settings, cmd_loadsgf,
-    cmd_place_free_handicap, cmd_printsgf, cmd_set_free_handicap, cmd_time_left, cmd_time_settings,
+    cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rule,
+    cmd_kata_set_rules, cmd_kata_time_settings, cmd_kgs_rules, cmd_kgs_time_settings, cmd_loadsgf,
+    cmd_place_free_handicap, cmd_printsgf, cmd_set_free_handicap, cmd_set_position, cmd_time_left,
+    cmd_time_settings,
 };
 use super::vertex::{self, format_move, format_point, parse_move};
-use super::{Reply, Session};
+use super::{MoveUse, Reply, Session};
 use crate::engine::{Decision, Report};
 use crate::go::board::{Color, Geometry, Move, Point, Stone};
 use crate::go::game::Game;
@@ -142,6 +143,22 @@ pub static COMMANDS: &[Entry] = &[
         handler: cmd_reg_genmove,
     },
     Entry {
+        name: "kata-search_cancellable",
+        handler: cmd_kata_search_cancellable,
+    },
+    Entry {
+        name: "genmove_debug",
+        handler: cmd_genmove,
+    },
+    Entry {
+        name: "kata-search_debug",
+        handler: cmd_reg_genmove,
+    },
+    Entry {
+        name: "set_position",
+        handler: cmd_set_position,
+    },
+    Entry {
         name: "get_komi",
         handler: cmd_get_komi,
     },
@@ -186,6 +203,14 @@ pub static COMMANDS: &[Entry] = &[
         name: "kata-set-rules",
         handler: cmd_kata_set_rules,
     },
+    Entry {
+        name: "kata-set-rule",
+        handler: cmd_kata_set_rule,
+    },
+    Entry {
+        name: "kata-get-models",
+        handler: cmd_kata_get_models,
+    },
     // Analysis.
     Entry {
         name: "lz-analyze",
@@ -202,6 +227,14 @@ pub static COMMANDS: &[Entry] = &[
     Entry {
         name: "kata-genmove_analyze",
         handler: cmd_kata_genmove_analyze,
+    },
+    Entry {
+        name: "kata-search_analyze",
+        handler: cmd_kata_search_analyze,
+    },
+    Entry {
+        name: "kata-search_analyze_cancellable",
+        handler: cmd_kata_search_analyze_cancellable,
     },
     // GoGui.
     Entry {
@@ -274,10 +307,7 @@ fn cmd_quit(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 
 /// Starts a new game on `geometry`: rules and komi kept, clocks full.
 fn new_game(s: &mut Session, geometry: Geometry) {
-    s.game = Game::new(geometry, s.game.rules(), s.game.komi());
-    s.clock = s.clock.with_system(s.clock.system());
-    s.engine.clear();
-    s.handicap = 0;
+    s.start_game(Game::new(geometry, s.game.rules(), s.game.komi()), 0);
 }
 
 /// `boardsize N` (or gtp2ogs's `boardsize W H`) → empty; clears the board,
@@ -394,38 +424,49 @@ fn cmd_play(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     }
 }
 
-fn decision_text(s: &Session, d: Decision) -> String {
+/// The answer to a move generation: the vertex, `pass` or `resign`, or
+/// `cancelled` for a cancellable search that an input line stopped.
+fn decision_text(s: &Session, d: Option<Decision>) -> String {
     match d {
-        Decision::Resign => "resign".to_string(),
-        Decision::Play(mv) => format_move(mv, s.game.board().geometry()),
+        None => "cancelled".to_string(),
+        Some(Decision::Resign) => "resign".to_string(),
+        Some(Decision::Play(mv)) => format_move(mv, s.game.board().geometry()),
     }
 }
 
-/// `genmove COLOR` → vertex, `pass` or `resign`; the move is played. Stops
-/// early at GoGui's `# interrupt` with the best move so far.
-fn cmd_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+/// The one-colour move generations: `genmove COLOR` and its variants.
+fn generate(s: &mut Session, cmd: &Command, use_: MoveUse) -> Result<Reply, GtpError> {
     arity(cmd, 1)?;
     let color = color_arg(cmd.args.first())?;
-    let d = s.generate(color, false, true, None);
+    let d = s.generate(color, use_, None);
     text(decision_text(s, d))
 }
 
-/// `reg_genmove COLOR` (and KataGo's `kata-search COLOR`) → vertex or
-/// `pass`, board unchanged (regression tests).
+/// `genmove COLOR` (and KataGo's `genmove_debug COLOR`, whose extra report
+/// on stderr is tengen's usual line) → vertex, `pass` or `resign`; the move
+/// is played. Stops early at GoGui's `# interrupt` with the best move so far.
+fn cmd_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    generate(s, cmd, MoveUse::Play)
+}
+
+/// `reg_genmove COLOR` (and KataGo's `kata-search COLOR` and
+/// `kata-search_debug COLOR`) → vertex or `pass`, board unchanged
+/// (regression tests).
 fn cmd_reg_genmove(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 1)?;
-    let color = color_arg(cmd.args.first())?;
-    let d = s.generate(color, false, false, None);
-    text(decision_text(s, d))
+    generate(s, cmd, MoveUse::Answer)
+}
+
+/// `kata-search_cancellable COLOR` → like `kata-search`, but any input line
+/// that arrives during the search cancels it: the answer is then
+/// `cancelled`, and the line is handled next.
+fn cmd_kata_search_cancellable(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    generate(s, cmd, MoveUse::AnswerUnlessCancelled)
 }
 
 /// `kgs-genmove_cleanup COLOR` → like `genmove`, but never passes while dead
 /// opponent stones remain, and never resigns.
 fn cmd_kgs_genmove_cleanup(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    arity(cmd, 1)?;
-    let color = color_arg(cmd.args.first())?;
-    let d = s.generate(color, true, true, None);
-    text(decision_text(s, d))
+    generate(s, cmd, MoveUse::Cleanup)
 }
 
 /// `undo` → empty, or `cannot undo` at the start position (the empty board,
@@ -627,10 +668,15 @@ fn cmd_kata_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     analyze(s, cmd, Flavor::Kata)
 }
 
-fn genmove_analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Reply, GtpError> {
+fn genmove_analyze(
+    s: &mut Session,
+    cmd: &Command,
+    flavor: Flavor,
+    use_: MoveUse,
+) -> Result<Reply, GtpError> {
     let (args, color) = analyze_args(s, cmd, flavor)?;
     s.write(&protocol::stream_header(cmd.id.as_deref()));
-    let d = s.generate(color, false, true, Some((flavor, &args)));
+    let d = s.generate(color, use_, Some((flavor, &args)));
     let line = format!("play {}\n\n", decision_text(s, d));
     s.write(&line);
     Ok(Reply::Written)
@@ -639,12 +685,35 @@ fn genmove_analyze(s: &mut Session, cmd: &Command, flavor: Flavor) -> Result<Rep
 /// `lz-genmove_analyze [COLOR] [INTERVAL] …` → `=`, `info` lines while
 /// thinking, then `play VERTEX` and a blank line; the move is played.
 fn cmd_lz_genmove_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    genmove_analyze(s, cmd, Flavor::Lz)
+    genmove_analyze(s, cmd, Flavor::Lz, MoveUse::Play)
 }
 
 /// `kata-genmove_analyze` → like `lz-genmove_analyze`, KataGo's format.
 fn cmd_kata_genmove_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
-    genmove_analyze(s, cmd, Flavor::Kata)
+    genmove_analyze(s, cmd, Flavor::Kata, MoveUse::Play)
+}
+
+/// `kata-search_analyze` → like `kata-genmove_analyze`, but the move is not
+/// played.
+fn cmd_kata_search_analyze(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    genmove_analyze(s, cmd, Flavor::Kata, MoveUse::Answer)
+}
+
+/// `kata-search_analyze_cancellable` → like `kata-search_analyze`, but any
+/// input line during the search cancels it: `play cancelled` ends the
+/// response, and the line is handled next.
+fn cmd_kata_search_analyze_cancellable(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    genmove_analyze(s, cmd, Flavor::Kata, MoveUse::AnswerUnlessCancelled)
+}
+
+/// `kata-get-models` → KataGo's JSON list of the nets in use: the main net,
+/// then the human-SL net, each with `name` (its file, or the built-in net's
+/// published file name), `internalName`, `maxBatchSize`,
+/// `usesHumanSLProfile`, `version` and `usingFP16`; `[]` without a net
+/// (`--classical`).
+fn cmd_kata_get_models(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 0)?;
+    text(s.models.clone())
 }
 
 /// `gogui-analyze_commands` → GoGui's analyze menu, `type/label/command`.

@@ -57,6 +57,9 @@ use std::time::{Duration, Instant};
 pub struct Networks {
     pub main: Option<Arc<Network>>,
     pub human: Option<Arc<Network>>,
+    /// Their names in `kata-get-models` ([`crate::nn::NetSource::model_name`]).
+    pub main_name: String,
+    pub human_name: String,
 }
 
 /// How the engine starts: the command-line settings.
@@ -125,10 +128,27 @@ pub enum Reply {
 /// Which input lines stop a running worker.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum StopOn {
-    /// Every line (analysis).
+    /// Every line; the worker is finished only once one has come (analysis).
     AnyLine,
+    /// Every line, or the worker's own end (KataGo's cancellable searches).
+    AnyLineOrDone,
     /// Only comment lines such as `# interrupt` (genmove).
     CommentLine,
+}
+
+/// What a move generation does with the move it finds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MoveUse {
+    /// Plays it (`genmove`).
+    Play,
+    /// Plays it, never passing while dead stones remain and never resigning
+    /// (`kgs-genmove_cleanup`).
+    Cleanup,
+    /// Only answers it (`reg_genmove`, `kata-search`).
+    Answer,
+    /// Only answers it, unless an input line comes first, which cancels the
+    /// search (`kata-search_cancellable`).
+    AnswerUnlessCancelled,
 }
 
 /// The state of one GTP conversation.
@@ -152,6 +172,8 @@ pub struct Session {
     network: Option<Evaluator>,
     /// The human-SL network of `--human-model`, if any.
     human_network: Option<Evaluator>,
+    /// `kata-get-models`'s answer: the nets above as KataGo lists them.
+    models: String,
     /// When the command being handled arrived: a `genmove`'s time counts
     /// from there, as the controller's clock does.
     received: Instant,
@@ -211,6 +233,19 @@ where
         evaluator.set_buffer(crate::nn::NetBuffer::BoardSized);
         evaluator
     };
+    session.models = serde_json::Value::Array(
+        [
+            (&networks.main, &networks.main_name),
+            (&networks.human, &networks.human_name),
+        ]
+        .into_iter()
+        .filter_map(|(net, name)| {
+            net.as_deref()
+                .map(|net| crate::katago_values::model_json(name, net))
+        })
+        .collect(),
+    )
+    .to_string();
     session.network = networks.main.map(evaluator);
     session.human_network = networks.human.map(evaluator);
     session.main_loop();
@@ -273,6 +308,7 @@ impl Session {
             last_winrate: None,
             network: None,
             human_network: None,
+            models: "[]".to_string(),
             received: Instant::now(),
         }
     }
@@ -379,7 +415,7 @@ impl Session {
         } = self;
         // A line already waiting stops an analysis at once: it came after the
         // command that started it.
-        let stop = AtomicBool::new(stop_on == StopOn::AnyLine && !pending.is_empty());
+        let stop = AtomicBool::new(stop_on != StopOn::CommentLine && !pending.is_empty());
         let (game, out, stop_ref) = (&*game, &*out, &stop);
         let engine: &mut dyn Engine = engine.as_mut();
         std::thread::scope(|scope| {
@@ -393,7 +429,7 @@ impl Session {
                 match events.recv().unwrap_or(Event::Eof) {
                     Event::WorkerDone => done = true,
                     Event::Line(raw, received) => match stop_on {
-                        StopOn::AnyLine => {
+                        StopOn::AnyLine | StopOn::AnyLineOrDone => {
                             stop.store(true, Ordering::Relaxed);
                             pending.push_back(Event::Line(raw, received));
                         }
@@ -405,7 +441,7 @@ impl Session {
                     Event::Eof => {
                         // The end of input ends an analysis; a genmove still
                         // gets its full time (`echo genmove b | tengen`).
-                        if stop_on == StopOn::AnyLine {
+                        if stop_on != StopOn::CommentLine {
                             stop.store(true, Ordering::Relaxed);
                         }
                         pending.push_back(Event::Eof);
@@ -420,16 +456,19 @@ impl Session {
     }
 
     /// `genmove` and its variants: asks the engine for a move for `color`
-    /// within the clock's budget, makes sure it is legal, and plays it unless
-    /// `play` is false (`reg_genmove`). With `analysis`, streams `info` lines to
-    /// the output while thinking (the caller wrote the header).
+    /// within the clock's budget, makes sure it is legal, and does with it what
+    /// `use_` says. With `analysis`, streams `info` lines to the output while
+    /// thinking (the caller wrote the header). `None` only for a
+    /// [`MoveUse::AnswerUnlessCancelled`] search that an input line stopped.
     fn generate(
         &mut self,
         color: Color,
-        cleanup: bool,
-        play: bool,
+        use_: MoveUse,
         analysis: Option<(Flavor, &AnalyzeArgs)>,
-    ) -> Decision {
+    ) -> Option<Decision> {
+        let cleanup = use_ == MoveUse::Cleanup;
+        let play = matches!(use_, MoveUse::Play | MoveUse::Cleanup);
+        let cancellable = use_ == MoveUse::AnswerUnlessCancelled;
         let previous_winrate = self
             .last_winrate
             .filter(|&(c, number, _)| c == color && number + 1 == self.game.move_number())
@@ -452,7 +491,12 @@ impl Session {
             root: Some(&choices),
         };
         let started = self.received;
-        let (decision, summary) = self.think(StopOn::CommentLine, |engine, game, stop, out| {
+        let stop_on = if cancellable {
+            StopOn::AnyLineOrDone
+        } else {
+            StopOn::CommentLine
+        };
+        let (decision, summary) = self.think(stop_on, |engine, game, stop, out| {
             // The visits of the last `info` line written, so that the final
             // state is written once, after the search, whatever the interval.
             let mut written: Option<u64> = None;
@@ -484,10 +528,24 @@ impl Session {
                     }
                 }
             }
+            // A cancellable search stops early only for an input line.
+            let decision = if cancellable && stop.load(Ordering::Relaxed) {
+                None
+            } else {
+                Some(decision)
+            };
             (decision, (report.visits, report.winrate, report.score_lead))
         });
         let elapsed = started.elapsed();
         let (visits, winrate, lead) = summary;
+        let Some(decision) = decision else {
+            self.log(&format!(
+                "{} search cancelled after {visits} visits in {:.2} s",
+                color.letter(),
+                elapsed.as_secs_f64()
+            ));
+            return None;
+        };
         let chosen = match decision {
             Decision::Play(mv) => vertex::format_move(mv, self.game.board().geometry()),
             Decision::Resign => "resign".to_string(),
@@ -512,7 +570,16 @@ impl Session {
             self.ponder_next = true;
             self.last_winrate = Some((color, self.game.move_number(), winrate));
         }
-        decision
+        Some(decision)
+    }
+
+    /// Starts `game` as a new game: the clocks full, the engine's search
+    /// forgotten, `handicap` stones for `printsgf`'s `HA`.
+    fn start_game(&mut self, game: Game, handicap: u32) {
+        self.game = game;
+        self.clock = self.clock.with_system(self.clock.system());
+        self.engine.clear();
+        self.handicap = handicap;
     }
 
     /// What a search for `color` may begin with: all but `avoided`, and with

@@ -5,9 +5,10 @@
 
 use super::args::{arity, color_arg, empty, invalid_time, number, seconds, text};
 use super::protocol::{Command, GtpError};
-use super::vertex::{format_point, parse_move};
+use super::vertex::{format_point, parse_color, parse_move};
 use super::{Reply, Session};
 use crate::go::board::{Color, Move, Point};
+use crate::go::game::Game;
 use crate::go::handicap;
 use crate::go::rules::{KataGoFields, KataGoNamedRules, Preset, Rules};
 use crate::sgf;
@@ -162,10 +163,43 @@ pub(super) fn cmd_loadsgf(s: &mut Session, cmd: &Command) -> Result<Reply, GtpEr
         sgf::load(&bytes, 0, before, rules, s.game.komi()).map_err(|e| cannot(s, e.to_string()))?;
     let mut game = loaded.game;
     game.set_rules(rules);
-    s.game = game;
-    s.clock = s.clock.with_system(s.clock.system());
-    s.engine.clear();
-    s.handicap = loaded.info.handicap;
+    s.start_game(game, loaded.info.handicap);
+    empty()
+}
+
+/// `set_position [COLOR VERTEX]…` (KataGo's extension) → empty: a new game on
+/// the same board size, rules and komi with these stones set up, Black to
+/// move, as KataGo does it; no pairs give the empty board. `expected COLOR
+/// VERTEX pairs` for an odd count, a bad colour, or a bad or `pass` vertex;
+/// `illegal stone placements` for a point given twice or a chain left
+/// without liberties (KataGo's "overlapping stones or stones with no
+/// liberties"). On an error the game is unchanged.
+pub(super) fn cmd_set_position(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    let malformed = || GtpError::new("expected COLOR VERTEX pairs");
+    let illegal = || GtpError::new("illegal stone placements");
+    if !cmd.args.len().is_multiple_of(2) {
+        return Err(malformed());
+    }
+    let geometry = s.game.board().geometry();
+    let mut stones: Vec<(Point, Option<Color>)> = Vec::new();
+    for pair in cmd.args.chunks_exact(2) {
+        let color = parse_color(&pair[0]).ok_or_else(malformed)?;
+        let point = match parse_move(&pair[1], geometry) {
+            Ok(Move::Play(p)) => p,
+            _ => return Err(malformed()),
+        };
+        // At most one stone a point, so at most size² stones are kept.
+        if stones.iter().any(|&(p, _)| p == point) {
+            return Err(illegal());
+        }
+        stones.push((point, Some(color)));
+    }
+    let mut game = Game::new(geometry, s.game.rules(), s.game.komi());
+    game.setup(&stones, Some(Color::Black));
+    if stones.iter().any(|&(p, _)| game.board().liberties(p) == 0) {
+        return Err(illegal());
+    }
+    s.start_game(game, 0);
     empty()
 }
 
@@ -214,6 +248,23 @@ pub(super) fn cmd_kgs_rules(s: &mut Session, cmd: &Command) -> Result<Reply, Gtp
 /// ([`Rules::to_katago_json`]).
 pub(super) fn cmd_kata_get_rules(s: &mut Session, _: &Command) -> Result<Reply, GtpError> {
     text(s.game.rules().to_katago_json())
+}
+
+/// `kata-set-rule KEY VALUE` (KataGo's extension) → empty: one of KataGo's
+/// rule fields changed, the others kept: `ko`, `score`/`scoring`, `tax`,
+/// `suicide`, `hasButton`, `whiteHandicapBonus`, `friendlyPassOk`, read as
+/// [`KataGoFields::set`] reads them. Komi is kept. An error says why (an
+/// unknown key or value, a tax or the button tengen does not play), as
+/// KataGo's does; the rules are then unchanged.
+pub(super) fn cmd_kata_set_rule(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
+    arity(cmd, 2)?;
+    let mut fields = KataGoFields::from_rules(s.game.rules());
+    fields
+        .set(&cmd.args[0], &cmd.args[1])
+        .map_err(GtpError::new)?;
+    let rules = fields.finish().map_err(GtpError::new)?;
+    set_rules(s, rules);
+    empty()
 }
 
 /// Reads KataGo's flat JSON rules through [`KataGoFields`]: keys `ko`,

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::engine::RandomEngine;
+use crate::go::board::Stone;
+use crate::go::rules::Scoring;
 use std::sync::Arc;
 
 /// A writer whose bytes the test can read afterwards.
@@ -696,4 +698,113 @@ fn kata_params_reach_the_next_genmove() {
     // With visits set, no time but the one asked.
     assert_eq!(last(), (true, Some(50), None, 1));
     assert!(d.run("kata-list-params").contains(" rootSymmetryPruning"));
+}
+
+/// KataGo's cancellable searches: a line during the search cancels it (the
+/// answer `cancelled`, or `play cancelled` after the `info` lines) and is
+/// handled next; the board is unchanged.
+#[test]
+fn a_line_cancels_katagos_cancellable_searches() {
+    let live = Live::start(Duration::from_secs(60));
+    live.send("boardsize 9\n");
+    live.wait_for("= \n\n");
+    live.send("1 kata-search_cancellable b\n");
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!live.text().contains("=1"), "still searching");
+    live.send("2 name\n");
+    assert!(live.wait_for("=2 tengen\n\n") < Duration::from_secs(10));
+    assert!(live.stopped.load(Ordering::Relaxed));
+    assert_eq!(live.text(), "= \n\n=1 cancelled\n\n=2 tengen\n\n");
+    live.send("3 kata-search_analyze_cancellable b 1\n");
+    std::thread::sleep(Duration::from_millis(50));
+    live.send("4 play b a9\n");
+    live.wait_for("=4 \n\n");
+    let t = live.text();
+    let response = &t[t.find("=3\n").expect("stream header")..];
+    assert!(response.contains("\ninfo move A9 visits 1"), "{t}");
+    assert!(response.ends_with("play cancelled\n\n=4 \n\n"), "{t}");
+}
+
+/// A cancellable search that ends before any line answers its move, and
+/// `kata-search_analyze` answers `play MOVE` without playing it.
+#[test]
+fn katagos_searches_answer_without_playing() {
+    let live = Live::start(Duration::from_millis(100));
+    live.send("boardsize 9\n");
+    live.wait_for("= \n\n");
+    live.send("1 kata-search_cancellable b\n");
+    live.wait_for("=1 A9\n\n");
+    assert!(!live.stopped.load(Ordering::Relaxed), "ran to its end");
+    live.send("2 kata-search_analyze b 1\n");
+    live.wait_for("play A9\n\n");
+    live.send("3 play b a9\n");
+    live.wait_for("=3 \n\n");
+}
+
+/// `set_position`: a new game with these stones and Black to move, on the
+/// same size, rules and komi; every refusal leaves the game as it was.
+#[test]
+fn set_position_sets_up_stones_as_katago_does() {
+    let mut d = Driven::new();
+    assert_eq!(d.run("boardsize 5"), "= \n\n");
+    assert_eq!(d.run("komi 0.5"), "= \n\n");
+    assert_eq!(d.run("play w c3"), "= \n\n");
+    assert_eq!(d.run("set_position b a1 W b1 black e5"), "= \n\n");
+    let stone = |d: &Driven, v: &str| {
+        let board = d.session.game.board();
+        match vertex::parse_move(v, board.geometry()) {
+            Ok(Move::Play(p)) => board.at(p),
+            _ => panic!("{v}"),
+        }
+    };
+    assert_eq!(
+        ["a1", "b1", "e5", "c3"].map(|v| stone(&d, v)),
+        [Stone::Black, Stone::White, Stone::Black, Stone::Empty]
+    );
+    assert_eq!(d.session.game.to_move(), Color::Black);
+    assert_eq!(d.session.game.komi(), 0.5);
+    assert_eq!(d.run("undo"), "? cannot undo\n\n", "the setup is the start");
+    for (bad, why) in [
+        ("set_position b a1 w", "expected COLOR VERTEX pairs"),
+        ("set_position red a1", "expected COLOR VERTEX pairs"),
+        ("set_position b z9", "expected COLOR VERTEX pairs"),
+        ("set_position b pass", "expected COLOR VERTEX pairs"),
+        ("set_position b a1 w a1", "illegal stone placements"),
+        ("set_position b a1 w a2 w b1", "illegal stone placements"),
+    ] {
+        assert_eq!(d.run(bad), format!("? {why}\n\n"), "{bad}");
+        assert_eq!(stone(&d, "b1"), Stone::White, "{bad} left the game");
+    }
+    assert_eq!(d.run("set_position"), "= \n\n");
+    assert_eq!(d.session.game.board().num_empty(), 25);
+}
+
+/// `kata-set-rule KEY VALUE` changes one field and keeps the others;
+/// refusals say why and change nothing.
+#[test]
+fn kata_set_rule_changes_one_field() {
+    let mut d = Driven::new();
+    assert_eq!(d.run("kata-set-rules chinese-kgs"), "= \n\n");
+    assert_eq!(d.run("kata-set-rule ko SITUATIONAL"), "= \n\n");
+    assert_eq!(d.run("kata-set-rule suicide true"), "= \n\n");
+    let rules = d.session.game.rules();
+    assert_eq!(rules.ko, crate::go::rules::KoRule::Situational);
+    assert!(rules.suicide_allowed);
+    assert_eq!(rules.scoring, Scoring::Area, "kept");
+    for bad in [
+        "kata-set-rule colour red",
+        "kata-set-rule ko SOMETIMES",
+        "kata-set-rule hasButton true",
+        "kata-set-rule ko",
+    ] {
+        assert!(d.run(bad).starts_with("? "), "{bad}");
+        assert_eq!(d.session.game.rules(), rules, "{bad}");
+    }
+}
+
+/// `kata-get-models` lists no net without one (the nets' own entries are
+/// tested with a real net in `tests/gtp_network.rs`).
+#[test]
+fn kata_get_models_without_a_net_is_an_empty_list() {
+    assert_eq!(Driven::new().run("kata-get-models"), "= []\n\n");
 }

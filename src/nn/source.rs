@@ -68,6 +68,16 @@ impl NetSource {
         }
     }
 
+    /// The net's name in KataGo's lists of models (`kata-get-models`,
+    /// `query_models`): its file as given, or the built-in net's published
+    /// file name.
+    pub fn model_name(&self) -> String {
+        self.path().map_or_else(
+            || builtin::FILE_NAME.to_string(),
+            |p| p.display().to_string(),
+        )
+    }
+
     /// Loads the net; errors name the file and how it was chosen.
     pub fn load(&self) -> Result<Network, ModelError> {
         match self.path() {

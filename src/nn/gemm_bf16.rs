@@ -634,8 +634,9 @@ mod tests {
     fn the_product_is_the_rounded_operands_product_on_ragged_shapes() {
         let mut next = values(7);
         let isas = kernels_here("the_product_is_the_rounded_operands_product_on_ragged_shapes");
-        // Ragged rows (past the 12-row tile), columns (past one and two 16-wide panels), odd
-        // inner sizes and ones past a 256-deep block, a row stride wider than the row.
+        // Ragged rows (past one and many 12-row tiles), columns (past one and two 16-wide
+        // panels), odd inner sizes and ones past a 256-deep block, a row stride wider than the
+        // row.
         for &(m, k, n, lda) in &[
             (1, 1, 1, 1),
             (5, 17, 33, 20),
@@ -645,6 +646,7 @@ mod tests {
             (25, 64, 96, 64),
             (1, 33, 17, 40),
             (30, 513, 80, 520),
+            (205, 300, 50, 300),
         ] {
             let a: Vec<f32> = (0..m * lda).map(|_| next()).collect();
             let b: Vec<f32> = (0..k * n).map(|_| next()).collect();

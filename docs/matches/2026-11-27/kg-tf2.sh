@@ -2,7 +2,7 @@
 # tengen vs KataGo 1.17.2 Eigen, both on the transformer net, 19x19, komi 7.5, chinese, 2 s a move, 2 threads each.
 # usage: kg-tf2.sh NAME GAMES [extra tengen flags]; tengen is A (Black in odd games), or KataGo with KATAGO_FIRST=1
 NAME=$1; N=$2; shift 2
-T=${T:-/work/oracle/tengen-m9}
+T=${T:-/work/oracle/tengen-m13}
 NET=/work/nets/b10c384h6nbttflrs.bin.gz
 G="/usr/games/gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
 K="env LD_PRELOAD=/work/oracle/libftz.so /work/oracle/KataGo/cpp/katago gtp -model $NET -config /work/oracle/katago-match2.cfg"

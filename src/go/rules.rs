@@ -580,11 +580,7 @@ impl Default for KataGoFields {
 impl KataGoFields {
     /// Tromp-Taylor, KataGo's default for fields not given.
     pub fn new() -> KataGoFields {
-        KataGoFields {
-            rules: Preset::TrompTaylor.rules(),
-            tax: None,
-            button: false,
-        }
+        KataGoFields::from_rules(Preset::TrompTaylor.rules())
     }
 
     /// `rules` with no field given yet: KataGo's `kata-set-rule`, which changes

@@ -413,8 +413,8 @@ impl Session {
             pending,
             ..
         } = self;
-        // A line already waiting stops an analysis at once: it came after the
-        // command that started it.
+        // A line already waiting stops an analysis (or a cancellable search) at
+        // once: it came after the command that started it.
         let stop = AtomicBool::new(stop_on != StopOn::CommentLine && !pending.is_empty());
         let (game, out, stop_ref) = (&*game, &*out, &stop);
         let engine: &mut dyn Engine = engine.as_mut();
@@ -439,7 +439,8 @@ impl Session {
                         StopOn::CommentLine => pending.push_back(Event::Line(raw, received)),
                     },
                     Event::Eof => {
-                        // The end of input ends an analysis; a genmove still
+                        // The end of input ends an analysis or a cancellable
+                        // search; a genmove still
                         // gets its full time (`echo genmove b | tengen`).
                         if stop_on != StopOn::CommentLine {
                             stop.store(true, Ordering::Relaxed);

@@ -20,6 +20,16 @@ pub fn model_json(name: &str, net: &crate::nn::Network) -> serde_json::Value {
     })
 }
 
+/// The models a front end runs, main net first, as `kata-get-models` and `query_models` list
+/// them: each `(name, net)` with a net loaded.
+pub fn model_list<'a>(
+    nets: impl IntoIterator<Item = (String, Option<&'a crate::nn::Network>)>,
+) -> Vec<serde_json::Value> {
+    nets.into_iter()
+        .filter_map(|(name, net)| net.map(|net| model_json(&name, net)))
+        .collect()
+}
+
 /// KataGo's bound on visit counts (`maxVisits`, `maxPlayouts`): its "no
 /// limit".
 pub const MAX_VISITS: u64 = 1 << 50;

@@ -257,12 +257,16 @@ pub fn run(options: &Options) -> Result<(), String> {
         wake: Condvar::new(),
         open: Mutex::new(HashMap::new()),
         cache,
-        models: models(
-            &options.model,
-            &net,
-            options.human_model.as_deref(),
-            human.as_deref(),
-        ),
+        models: crate::katago_values::model_list([
+            (options.model.display().to_string(), Some(&*net)),
+            (
+                options
+                    .human_model
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.display().to_string()),
+                human.as_deref(),
+            ),
+        ]),
     });
     crate::log_line!("{READY}");
     let handles: Vec<_> = states
@@ -302,23 +306,6 @@ fn load(path: &std::path::Path, precision: Precision) -> Result<Arc<Network>, St
         start.elapsed().as_secs_f64()
     );
     Ok(Arc::new(net))
-}
-
-/// `query_models`'s list.
-fn models(
-    path: &std::path::Path,
-    net: &Network,
-    human_path: Option<&std::path::Path>,
-    human: Option<&Network>,
-) -> Vec<Value> {
-    let one = |path: &std::path::Path, net: &Network| {
-        crate::katago_values::model_json(&path.display().to_string(), net)
-    };
-    let mut out = vec![one(path, net)];
-    if let (Some(p), Some(h)) = (human_path, human) {
-        out.push(one(p, h));
-    }
-    out
 }
 
 /// Reads requests until the end of input.

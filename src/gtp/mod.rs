@@ -233,18 +233,10 @@ where
         evaluator.set_buffer(crate::nn::NetBuffer::BoardSized);
         evaluator
     };
-    session.models = serde_json::Value::Array(
-        [
-            (&networks.main, &networks.main_name),
-            (&networks.human, &networks.human_name),
-        ]
-        .into_iter()
-        .filter_map(|(net, name)| {
-            net.as_deref()
-                .map(|net| crate::katago_values::model_json(name, net))
-        })
-        .collect(),
-    )
+    session.models = serde_json::Value::Array(crate::katago_values::model_list([
+        (networks.main_name, networks.main.as_deref()),
+        (networks.human_name, networks.human.as_deref()),
+    ]))
     .to_string();
     session.network = networks.main.map(evaluator);
     session.human_network = networks.human.map(evaluator);

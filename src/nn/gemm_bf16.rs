@@ -110,13 +110,6 @@ enum Layout {
     Pairs(Vec<u32>),
 }
 
-/// The bf16 bits of a value already rounded by [`round_to_bf16`].
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn bf16_bits(rounded: f32) -> u32 {
-    rounded.to_bits() >> 16
-}
-
 impl PackedMatrixBf16 {
     /// Rounds and packs row-major `b` (`k x n`) for the fastest kernel of this CPU.
     pub fn new(b: &[f32], k: usize, n: usize) -> Self {
@@ -126,35 +119,9 @@ impl PackedMatrixBf16 {
     /// Rounds and packs row-major `b` (`k x n`) for `isa`.
     pub fn new_for(isa: Isa, b: &[f32], k: usize, n: usize) -> Self {
         assert_eq!(b.len(), k * n, "matrix size");
-        let layout = match isa {
-            Isa::Emulated => {
-                let mut rounded = b.to_vec();
-                round_slice(&mut rounded);
-                Layout::Emulated(PackedMatrix::new(&rounded, k, n))
-            }
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512Bf16 => {
-                let pairs = k.div_ceil(2);
-                let panels = n.div_ceil(PANEL);
-                let mut data = vec![0u32; panels * pairs * PANEL];
-                let value = |row: usize, col: usize| {
-                    if row < k {
-                        bf16_bits(round_to_bf16(b[row * n + col]))
-                    } else {
-                        0
-                    }
-                };
-                for col in 0..n {
-                    let (p, j) = (col / PANEL, col % PANEL);
-                    for t in 0..pairs {
-                        data[(p * pairs + t) * PANEL + j] =
-                            value(2 * t, col) | (value(2 * t + 1, col) << 16);
-                    }
-                }
-                Layout::Pairs(data)
-            }
-        };
-        PackedMatrixBf16 { k, n, layout }
+        let mut packed = Self::with_capacity_for(isa, k, n);
+        packed.pack_rows(b, k, n, n);
+        packed
     }
 
     /// An empty matrix for the fastest kernel of this CPU, with room to be repacked up to
@@ -474,6 +441,12 @@ mod avx512_bf16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bf16 bits of a value already rounded by [`round_to_bf16`].
+    #[cfg(target_arch = "x86_64")]
+    fn bf16_bits(rounded: f32) -> u32 {
+        rounded.to_bits() >> 16
+    }
 
     /// The nearest bf16 by search: the two bf16 values around `x` (its top 16 bits, and
     /// one more unit), whichever is nearer in f64, the even one on a tie.

@@ -167,6 +167,48 @@ impl Weights {
     }
 }
 
+/// A right-hand matrix packed afresh for every evaluation (attention's keys and values), in
+/// fp32 or bf16.
+#[derive(Debug, Clone)]
+pub enum Operand {
+    Fp32(PackedMatrix),
+    Bf16(PackedMatrixBf16),
+}
+
+impl Operand {
+    /// Room for a `k x n` matrix in `precision` (int8 leaves these products in fp32).
+    pub fn with_capacity(precision: Precision, k: usize, n: usize) -> Operand {
+        match precision {
+            Precision::Bf16 => Operand::Bf16(PackedMatrixBf16::with_capacity(k, n)),
+            Precision::Fp32 | Precision::Int8 => Operand::Fp32(PackedMatrix::with_capacity(k, n)),
+        }
+    }
+
+    /// Packs the `k x n` matrix whose row `i` starts at `src[i * stride]`.
+    pub fn pack_rows(&mut self, src: &[f32], k: usize, n: usize, stride: usize) {
+        match self {
+            Operand::Fp32(m) => m.pack_rows(src, k, n, stride),
+            Operand::Bf16(m) => m.pack_rows(src, k, n, stride),
+        }
+    }
+
+    /// Packs the transpose of the `n x k` matrix whose row `j` starts at `src[j * stride]`.
+    pub fn pack_transposed(&mut self, src: &[f32], k: usize, n: usize, stride: usize) {
+        match self {
+            Operand::Fp32(m) => m.pack_transposed(src, k, n, stride),
+            Operand::Bf16(m) => m.pack_transposed(src, k, n, stride),
+        }
+    }
+
+    /// `C = A * B` (or `C += A * B` when `accumulate`), as [`Weights::multiply`].
+    pub fn multiply(&self, m: usize, a: &[f32], lda: usize, c: &mut [f32], accumulate: bool) {
+        match self {
+            Operand::Fp32(b) => gemm(m, a, lda, b, c, accumulate),
+            Operand::Bf16(b) => gemm_bf16(m, a, lda, b, c, accumulate),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

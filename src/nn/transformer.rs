@@ -9,14 +9,12 @@
 //! packed per evaluation into buffers that [`TransformerScratch`] keeps, so nothing allocates.
 
 use super::forward::MAX_BOARD_SIZE;
-use super::gemm::{gemm, PackedMatrix};
-use super::gemm_bf16::{gemm_bf16, PackedMatrixBf16};
 use super::layers::{activate_slice, Frame};
 use super::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };
-use super::precision::{Precision, Weights};
+use super::precision::{Operand, Precision, Weights};
 pub use super::vecmath::fast_exp;
 use super::vecmath::{softmax_rows, swiglu};
 
@@ -154,9 +152,9 @@ pub struct Attention {
     qkv: Weights,
     out: Weights,
     rope: Option<RopeTable>,
-    /// The products of queries with keys and of scores with values in bf16 (`--precision
-    /// bf16`).
-    bf16_products: bool,
+    /// What the products of queries with keys and of scores with values run in: bf16 under
+    /// `--precision bf16`, else fp32 (the scratch's keys and values are packed for it).
+    products: Precision,
 }
 
 impl Attention {
@@ -181,7 +179,7 @@ impl Attention {
                 .rope
                 .as_ref()
                 .map(|r| RopeTable::new(r, desc.num_kv_heads, desc.q_head_dim)),
-            bf16_products: false,
+            products: Precision::Fp32,
         }
     }
 
@@ -195,7 +193,10 @@ impl Attention {
     pub fn set_precision(&mut self, precision: Precision) {
         self.qkv.set_precision(precision);
         self.out.set_precision(precision);
-        self.bf16_products = precision == Precision::Bf16;
+        self.products = match precision {
+            Precision::Bf16 => Precision::Bf16,
+            Precision::Fp32 | Precision::Int8 => Precision::Fp32,
+        };
     }
 
     /// Width of one point's queries, keys and values together.
@@ -247,28 +248,15 @@ impl Attention {
                     &qkv[k_at + kvh * self.q_dim..],
                     &qkv[v_at + kvh * self.v_dim..],
                 );
-                if self.bf16_products {
-                    s.keys_bf16.pack_transposed(keys, self.q_dim, area, width);
-                    s.values_bf16.pack_rows(values, area, self.v_dim, width);
-                } else {
-                    s.keys.pack_transposed(keys, self.q_dim, area, width);
-                    s.values.pack_rows(values, area, self.v_dim, width);
-                }
+                s.keys.pack_transposed(keys, self.q_dim, area, width);
+                s.values.pack_rows(values, area, self.v_dim, width);
                 for h in kvh * group..(kvh + 1) * group {
                     let scores = &mut s.scores[..area * area];
                     let queries = &qkv[q_at + h * self.q_dim..];
-                    if self.bf16_products {
-                        gemm_bf16(area, queries, width, &s.keys_bf16, scores, false);
-                    } else {
-                        gemm(area, queries, width, &s.keys, scores, false);
-                    }
+                    s.keys.multiply(area, queries, width, scores, false);
                     softmax_rows(scores, area);
                     let head_out = &mut s.head_out[..area * self.v_dim];
-                    if self.bf16_products {
-                        gemm_bf16(area, scores, area, &s.values_bf16, head_out, false);
-                    } else {
-                        gemm(area, scores, area, &s.values, head_out, false);
-                    }
+                    s.values.multiply(area, scores, area, head_out, false);
                     let attended = &mut s.attended[b * area * hv..(b + 1) * area * hv];
                     for (dst, src) in attended
                         .chunks_exact_mut(hv)
@@ -396,11 +384,9 @@ pub struct TransformerScratch {
     head_out: Vec<f32>,
     attended: Vec<f32>,
     hidden: Vec<f32>,
-    keys: PackedMatrix,
-    values: PackedMatrix,
-    /// The same in bf16, sized only when some block runs its products in bf16.
-    keys_bf16: PackedMatrixBf16,
-    values_bf16: PackedMatrixBf16,
+    /// Attention's keys and values, packed per evaluation in what its products run in.
+    keys: Operand,
+    values: Operand,
 }
 
 impl TransformerScratch {
@@ -425,11 +411,7 @@ impl TransformerScratch {
         let hidden = feed_forward.iter().map(|f| 2 * f.hidden).max().unwrap_or(0);
         let (q_dim, v_dim) = (max(&|a| a.q_dim), max(&|a| a.v_dim));
         let any_attention = !attention.is_empty();
-        let (bf16_q, bf16_area, bf16_v) = if attention.iter().any(|a| a.bf16_products) {
-            (q_dim, area, v_dim)
-        } else {
-            (0, 0, 0)
-        };
+        let products = attention.first().map_or(Precision::Fp32, |a| a.products);
         TransformerScratch {
             normed: vec![0.0; rows * channels],
             qkv: vec![0.0; rows * max(&|a| a.qkv_width())],
@@ -437,10 +419,8 @@ impl TransformerScratch {
             head_out: vec![0.0; area * v_dim],
             attended: vec![0.0; rows * max(&|a| a.heads * a.v_dim)],
             hidden: vec![0.0; rows * hidden],
-            keys: PackedMatrix::with_capacity(q_dim, area),
-            values: PackedMatrix::with_capacity(area, v_dim),
-            keys_bf16: PackedMatrixBf16::with_capacity(bf16_q, bf16_area),
-            values_bf16: PackedMatrixBf16::with_capacity(bf16_area, bf16_v),
+            keys: Operand::with_capacity(products, q_dim, area),
+            values: Operand::with_capacity(products, area, v_dim),
         }
     }
 }

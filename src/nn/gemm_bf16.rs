@@ -242,6 +242,8 @@ thread_local! {
     /// One column of a matrix packed transposed, as bf16 pairs.
     #[cfg(target_arch = "x86_64")]
     static COLUMN: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// Each row's sum of exponentials in [`softmax_gemm_bf16`].
+    static SUMS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `C = A * B` (or `C += A * B` when `accumulate`) with `A` rounded to bf16 on the way in, on
@@ -291,6 +293,51 @@ pub fn gemm_bf16(
     }
 }
 
+/// `C = softmax(S) * B`, the softmax taken over each of the `m` rows of `k()` scores in `s`
+/// (which it may overwrite): attention's scores times its values. On the native kernel the
+/// exponentials `e^(x - max)` go straight to bf16 pairs and each row of `C` is divided by its
+/// sum afterwards, which saves two passes over the scores (the normalising one and the
+/// rounding one) for a division over the far smaller rows of `C`; the emulation runs the fp32
+/// softmax, then [`gemm_bf16`].
+pub fn softmax_gemm_bf16(m: usize, s: &mut [f32], b: &PackedMatrixBf16, c: &mut [f32]) {
+    let k = b.k;
+    match &b.layout {
+        Layout::Emulated(_) => {
+            super::vecmath::softmax_rows(&mut s[..m * k], k);
+            gemm_bf16(m, s, k, b, c, false);
+        }
+        #[cfg(target_arch = "x86_64")]
+        Layout::Pairs(data) => {
+            if !check_shapes(m, s, k, k, c, b.n) {
+                return;
+            }
+            assert!(Isa::Avx512Bf16.available(), "packed for AVX512-BF16");
+            PAIRS.with(|pairs| {
+                SUMS.with(|sums| {
+                    let (mut pairs, mut sums) = (pairs.borrow_mut(), sums.borrow_mut());
+                    let row = k.div_ceil(2);
+                    if pairs.len() < m * row {
+                        pairs.resize(m * row, 0);
+                    }
+                    if sums.len() < m {
+                        sums.resize(m, 0.0);
+                    }
+                    // SAFETY: as in `gemm_bf16`: the CPU has the instructions and the shapes
+                    // were checked; `pairs` and `sums` were sized for m rows.
+                    unsafe {
+                        avx512_bf16::exp_rows(m, s, k, &mut pairs[..m * row], &mut sums[..m]);
+                        avx512_bf16::run(m, &pairs[..m * row], data, k, b.n, c, false);
+                    }
+                    for (row, sum) in c.chunks_exact_mut(b.n).zip(&sums[..m]) {
+                        let inverse = 1.0 / sum;
+                        row.iter_mut().for_each(|v| *v *= inverse);
+                    }
+                })
+            });
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512_bf16 {
     use super::super::gemm::avx512::{walk, write_tile, Direct, MicroKernel, Tile, ROWS};
@@ -332,6 +379,68 @@ mod avx512_bf16 {
                 _mm512_mask_storeu_epi32(dst.add(at / 2) as *mut i32, store_mask, packed);
                 at += 32;
             }
+        }
+    }
+
+    /// For each of `m` rows of `k` scores (stride `k`): `e^(x - max)` rounded to bf16 pairs as
+    /// [`round_rows`] lays them out, and the sum of the unrounded exponentials into `sums`.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub unsafe fn exp_rows(m: usize, s: &[f32], k: usize, out: &mut [u32], sums: &mut [f32]) {
+        use super::super::vecmath::avx512::exp16;
+        let lanes = |n: usize| -> __mmask16 {
+            if n >= 16 {
+                0xffff
+            } else {
+                (1u16 << n) - 1
+            }
+        };
+        let row_pairs = k.div_ceil(2);
+        for (i, sum) in sums.iter_mut().enumerate().take(m) {
+            let src = s.as_ptr().add(i * k);
+            let dst = out.as_mut_ptr().add(i * row_pairs);
+            let mut max16 = _mm512_set1_ps(f32::NEG_INFINITY);
+            let mut at = 0;
+            while at < k {
+                let mask = lanes(k - at);
+                max16 = _mm512_mask_max_ps(
+                    max16,
+                    mask,
+                    max16,
+                    _mm512_maskz_loadu_ps(mask, src.add(at)),
+                );
+                at += 16;
+            }
+            let shift = _mm512_set1_ps(_mm512_reduce_max_ps(max16));
+            let mut sum16 = _mm512_setzero_ps();
+            at = 0;
+            while at < k {
+                let rest = k - at;
+                let (lo_mask, hi_mask) = (lanes(rest), lanes(rest.saturating_sub(16)));
+                let lo = _mm512_maskz_mov_ps(
+                    lo_mask,
+                    exp16(_mm512_sub_ps(
+                        _mm512_maskz_loadu_ps(lo_mask, src.add(at)),
+                        shift,
+                    )),
+                );
+                let hi = _mm512_maskz_mov_ps(
+                    hi_mask,
+                    exp16(_mm512_sub_ps(
+                        _mm512_maskz_loadu_ps(hi_mask, src.add(at + 16)),
+                        shift,
+                    )),
+                );
+                sum16 = _mm512_add_ps(sum16, _mm512_add_ps(lo, hi));
+                let packed: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
+                if rest >= 32 {
+                    _mm512_storeu_si512(dst.add(at / 2) as *mut __m512i, packed);
+                } else {
+                    let words = lanes(rest.div_ceil(2));
+                    _mm512_mask_storeu_epi32(dst.add(at / 2) as *mut i32, words, packed);
+                }
+                at += 32;
+            }
+            *sum = _mm512_reduce_add_ps(sum16);
         }
     }
 
@@ -675,6 +784,49 @@ mod tests {
                         None,
                         &c,
                     );
+                }
+            }
+        }
+    }
+
+    /// Attention's scores times its values (`softmax_gemm_bf16`) on every kernel this CPU has:
+    /// within bf16's rounding of the f64 softmax times the rounded values, on score rows
+    /// shorter than a vector, between one and two, ragged past several, wide-spread or not.
+    #[test]
+    fn softmax_product_is_the_softmax_times_the_rounded_values() {
+        let mut next = values(13);
+        for isa in kernels_here("softmax_product_is_the_softmax_times_the_rounded_values") {
+            for &(m, k, n, spread) in &[
+                (1usize, 1usize, 1usize, 1.0f32),
+                (3, 7, 20, 4.0),
+                (13, 31, 16, 8.0),
+                (5, 33, 40, 2.0),
+                (25, 81, 64, 30.0),
+                (14, 100, 33, 8.0),
+            ] {
+                let scores: Vec<f32> = (0..m * k).map(|_| next() * spread).collect();
+                let b: Vec<f32> = (0..k * n).map(|_| next()).collect();
+                let packed = PackedMatrixBf16::new_for(isa, &b, k, n);
+                let mut s = scores.clone();
+                let mut c = vec![f32::NAN; m * n];
+                softmax_gemm_bf16(m, &mut s, &packed, &mut c);
+                for i in 0..m {
+                    let row = &scores[i * k..(i + 1) * k];
+                    let max = row.iter().fold(f32::NEG_INFINITY, |x, &v| x.max(v)) as f64;
+                    let e: Vec<f64> = row.iter().map(|&v| (v as f64 - max).exp()).collect();
+                    let sum: f64 = e.iter().sum();
+                    for j in 0..n {
+                        let want: f64 = (0..k)
+                            .map(|t| e[t] / sum * round_to_bf16(b[t * n + j]) as f64)
+                            .sum();
+                        let got = c[i * n + j] as f64;
+                        // Each weight rounded to bf16 (2^-9 relative), the weights summing
+                        // to 1 and the values at most 1.
+                        assert!(
+                            (got - want).abs() < 4e-3,
+                            "{isa:?} {m}x{k}x{n} spread {spread} at ({i}, {j}): {got} vs {want}"
+                        );
+                    }
                 }
             }
         }

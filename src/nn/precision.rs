@@ -22,6 +22,7 @@
 use super::gemm::{gemm, PackedMatrix};
 use super::gemm_bf16::{self, gemm_bf16, PackedMatrixBf16};
 use super::gemm_i8::{self, gemm_i8, PackedMatrixI8};
+use super::vecmath::softmax_rows;
 use std::fmt;
 
 /// What `--precision` asks for.
@@ -205,6 +206,18 @@ impl Operand {
         match self {
             Operand::Fp32(b) => gemm(m, a, lda, b, c, accumulate),
             Operand::Bf16(b) => gemm_bf16(m, a, lda, b, c, accumulate),
+        }
+    }
+
+    /// `C = softmax(S) * B` over `m` rows of `k()` scores in `s`, which it may overwrite (see
+    /// [`gemm_bf16::softmax_gemm_bf16`]).
+    pub fn softmax_multiply(&self, m: usize, s: &mut [f32], c: &mut [f32]) {
+        match self {
+            Operand::Fp32(b) => {
+                softmax_rows(&mut s[..m * b.k()], b.k());
+                gemm(m, s, b.k(), b, c, false);
+            }
+            Operand::Bf16(b) => gemm_bf16::softmax_gemm_bf16(m, s, b, c),
         }
     }
 }

@@ -16,7 +16,7 @@ use super::model::{
 };
 use super::precision::{Operand, Precision, Weights};
 pub use super::vecmath::fast_exp;
-use super::vecmath::{softmax_rows, swiglu};
+use super::vecmath::swiglu;
 
 /// Concatenates dense layers of one input width side by side into one packed matrix.
 fn pack_side_by_side(parts: &[&MatMulDesc], scales: &[f32]) -> Weights {
@@ -254,9 +254,8 @@ impl Attention {
                     let scores = &mut s.scores[..area * area];
                     let queries = &qkv[q_at + h * self.q_dim..];
                     s.keys.multiply(area, queries, width, scores, false);
-                    softmax_rows(scores, area);
                     let head_out = &mut s.head_out[..area * self.v_dim];
-                    s.values.multiply(area, scores, area, head_out, false);
+                    s.values.softmax_multiply(area, scores, head_out);
                     let attended = &mut s.attended[b * area * hv..(b + 1) * area * hv];
                     for (dst, src) in attended
                         .chunks_exact_mut(hv)

@@ -269,7 +269,7 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(super) mod avx512 {
     //! The AVX2 kernels on 16 lanes: the same polynomial, the same results but for the order
     //! of the row sums.
     use super::*;
@@ -277,7 +277,7 @@ mod avx512 {
 
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn exp16(x: __m512) -> __m512 {
+    pub(in super::super) unsafe fn exp16(x: __m512) -> __m512 {
         let x = _mm512_min_ps(
             _mm512_max_ps(x, _mm512_set1_ps(EXP_MIN)),
             _mm512_set1_ps(EXP_MAX),
@@ -308,6 +308,31 @@ mod avx512 {
         }
     }
 
+    /// Loads the 16 values at `p`, or only the first `left` of them (the rest zero) when
+    /// fewer are left: a masked load only on a tail, since AMD's cores run masked stores and
+    /// loads far slower than plain ones (a masked store on every vector cost a third of the
+    /// softmax).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn load(p: *const f32, left: usize) -> __m512 {
+        if left >= 16 {
+            _mm512_loadu_ps(p)
+        } else {
+            _mm512_maskz_loadu_ps(lanes(left), p)
+        }
+    }
+
+    /// Stores `v` at `p`, or only its first `left` values when fewer are left.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn store(p: *mut f32, left: usize, v: __m512) {
+        if left >= 16 {
+            _mm512_storeu_ps(p, v)
+        } else {
+            _mm512_mask_storeu_ps(p, lanes(left), v)
+        }
+    }
+
     #[target_feature(enable = "avx512f")]
     pub unsafe fn softmax_rows(data: &mut [f32], width: usize) {
         for row in data.chunks_exact_mut(width) {
@@ -316,7 +341,7 @@ mod avx512 {
             let mut i = 0;
             while i < width {
                 let m = lanes(width - i);
-                max16 = _mm512_mask_max_ps(max16, m, max16, _mm512_maskz_loadu_ps(m, p.add(i)));
+                max16 = _mm512_mask_max_ps(max16, m, max16, load(p.add(i), width - i));
                 i += 16;
             }
             let shift = _mm512_set1_ps(_mm512_reduce_max_ps(max16));
@@ -324,17 +349,16 @@ mod avx512 {
             i = 0;
             while i < width {
                 let m = lanes(width - i);
-                let e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, p.add(i)), shift));
-                _mm512_mask_storeu_ps(p.add(i), m, e);
+                let e = exp16(_mm512_sub_ps(load(p.add(i), width - i), shift));
+                store(p.add(i), width - i, e);
                 sum16 = _mm512_mask_add_ps(sum16, m, sum16, e);
                 i += 16;
             }
             let inv16 = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum16));
             i = 0;
             while i < width {
-                let m = lanes(width - i);
-                let v = _mm512_maskz_loadu_ps(m, p.add(i));
-                _mm512_mask_storeu_ps(p.add(i), m, _mm512_mul_ps(v, inv16));
+                let v = load(p.add(i), width - i);
+                store(p.add(i), width - i, _mm512_mul_ps(v, inv16));
                 i += 16;
             }
         }
@@ -346,10 +370,10 @@ mod avx512 {
         let one = _mm512_set1_ps(1.0);
         let mut i = 0;
         while i < data.len() {
-            let m = lanes(data.len() - i);
-            let x = _mm512_maskz_loadu_ps(m, p.add(i));
+            let left = data.len() - i;
+            let x = load(p.add(i), left);
             let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
-            _mm512_mask_storeu_ps(p.add(i), m, _mm512_div_ps(x, _mm512_add_ps(one, e)));
+            store(p.add(i), left, _mm512_div_ps(x, _mm512_add_ps(one, e)));
             i += 16;
         }
     }
@@ -361,13 +385,13 @@ mod avx512 {
         let linear = _mm512_set1_ps(MISH_LINEAR);
         let mut i = 0;
         while i < data.len() {
-            let m = lanes(data.len() - i);
-            let x = _mm512_maskz_loadu_ps(m, p.add(i));
+            let left = data.len() - i;
+            let x = load(p.add(i), left);
             let e = exp16(_mm512_min_ps(x, linear));
             let n = _mm512_mul_ps(e, _mm512_add_ps(e, two));
             let mish = _mm512_div_ps(_mm512_mul_ps(x, n), _mm512_add_ps(n, two));
             let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, linear);
-            _mm512_mask_storeu_ps(p.add(i), m, _mm512_mask_blend_ps(big, mish, x));
+            store(p.add(i), left, _mm512_mask_blend_ps(big, mish, x));
             i += 16;
         }
     }
@@ -379,12 +403,12 @@ mod avx512 {
         let one = _mm512_set1_ps(1.0);
         let mut i = 0;
         while i < n {
-            let m = lanes(n - i);
-            let x = _mm512_maskz_loadu_ps(m, pa.add(i));
+            let left = n - i;
+            let x = load(pa.add(i), left);
             let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
             let silu = _mm512_div_ps(x, _mm512_add_ps(one, e));
-            let g = _mm512_maskz_loadu_ps(m, pg.add(i));
-            _mm512_mask_storeu_ps(pa.add(i), m, _mm512_mul_ps(silu, g));
+            let g = load(pg.add(i), left);
+            store(pa.add(i), left, _mm512_mul_ps(silu, g));
             i += 16;
         }
     }

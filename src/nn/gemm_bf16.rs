@@ -188,9 +188,7 @@ impl PackedMatrixBf16 {
                 data.fill(0);
                 COLUMN.with(|column| {
                     let mut column = column.borrow_mut();
-                    if column.len() < pairs {
-                        column.resize(pairs, 0);
-                    }
+                    let column = prefix(&mut column, pairs);
                     for col in 0..n {
                         // SAFETY: as in `pack_rows`; column `col` is `k` values at
                         // `col * stride` (checked above) and `column` holds `pairs` words.
@@ -243,7 +241,17 @@ thread_local! {
     #[cfg(target_arch = "x86_64")]
     static COLUMN: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
     /// Each row's sum of exponentials in [`softmax_gemm_bf16`].
+    #[cfg(target_arch = "x86_64")]
     static SUMS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The first `len` values of a per-thread buffer, grown to hold them (never shrunk, so it
+/// allocates only the first time a shape is larger than any before).
+fn prefix<T: Copy + Default>(buffer: &mut Vec<T>, len: usize) -> &mut [T] {
+    if buffer.len() < len {
+        buffer.resize(len, T::default());
+    }
+    &mut buffer[..len]
 }
 
 /// `C = A * B` (or `C += A * B` when `accumulate`) with `A` rounded to bf16 on the way in, on
@@ -261,14 +269,12 @@ pub fn gemm_bf16(
     match &b.layout {
         Layout::Emulated(packed) => ROUNDED.with(|rounded| {
             let mut rounded = rounded.borrow_mut();
-            if rounded.len() < m * k {
-                rounded.resize(m * k, 0.0);
-            }
-            for (i, dst) in rounded[..m * k].chunks_exact_mut(k).enumerate() {
+            let rounded = prefix(&mut rounded, m * k);
+            for (i, dst) in rounded.chunks_exact_mut(k).enumerate() {
                 dst.copy_from_slice(&a[i * lda..i * lda + k]);
                 round_slice(dst);
             }
-            gemm(m, &rounded[..m * k], k, packed, c, accumulate);
+            gemm(m, rounded, k, packed, c, accumulate);
         }),
         #[cfg(target_arch = "x86_64")]
         Layout::Pairs(data) => {
@@ -278,15 +284,12 @@ pub fn gemm_bf16(
             assert!(Isa::Avx512Bf16.available(), "packed for AVX512-BF16");
             PAIRS.with(|pairs| {
                 let mut pairs = pairs.borrow_mut();
-                let row = k.div_ceil(2);
-                if pairs.len() < m * row {
-                    pairs.resize(m * row, 0);
-                }
+                let pairs = prefix(&mut pairs, m * k.div_ceil(2));
                 // SAFETY: the CPU has AVX-512F and AVX512-BF16 (checked above); the shapes of
                 // a, c and the packed matrix were checked, and the kernel stays inside them.
                 unsafe {
-                    avx512_bf16::round_rows(m, a, lda, k, &mut pairs[..m * row]);
-                    avx512_bf16::run(m, &pairs[..m * row], data, k, b.n, c, accumulate);
+                    avx512_bf16::round_rows(m, a, lda, k, pairs);
+                    avx512_bf16::run(m, pairs, data, k, b.n, c, accumulate);
                 }
             });
         }
@@ -315,20 +318,15 @@ pub fn softmax_gemm_bf16(m: usize, s: &mut [f32], b: &PackedMatrixBf16, c: &mut 
             PAIRS.with(|pairs| {
                 SUMS.with(|sums| {
                     let (mut pairs, mut sums) = (pairs.borrow_mut(), sums.borrow_mut());
-                    let row = k.div_ceil(2);
-                    if pairs.len() < m * row {
-                        pairs.resize(m * row, 0);
-                    }
-                    if sums.len() < m {
-                        sums.resize(m, 0.0);
-                    }
+                    let pairs = prefix(&mut pairs, m * k.div_ceil(2));
+                    let sums = prefix(&mut sums, m);
                     // SAFETY: as in `gemm_bf16`: the CPU has the instructions and the shapes
                     // were checked; `pairs` and `sums` were sized for m rows.
                     unsafe {
-                        avx512_bf16::exp_rows(m, s, k, &mut pairs[..m * row], &mut sums[..m]);
-                        avx512_bf16::run(m, &pairs[..m * row], data, k, b.n, c, false);
+                        avx512_bf16::exp_rows(m, s, k, pairs, sums);
+                        avx512_bf16::run(m, pairs, data, k, b.n, c, false);
                     }
-                    for (row, sum) in c.chunks_exact_mut(b.n).zip(&sums[..m]) {
+                    for (row, sum) in c.chunks_exact_mut(b.n).zip(sums.iter()) {
                         let inverse = 1.0 / sum;
                         row.iter_mut().for_each(|v| *v *= inverse);
                     }
@@ -386,33 +384,14 @@ mod avx512_bf16 {
     /// [`round_rows`] lays them out, and the sum of the unrounded exponentials into `sums`.
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub unsafe fn exp_rows(m: usize, s: &[f32], k: usize, out: &mut [u32], sums: &mut [f32]) {
-        use super::super::vecmath::avx512::exp16;
-        let lanes = |n: usize| -> __mmask16 {
-            if n >= 16 {
-                0xffff
-            } else {
-                (1u16 << n) - 1
-            }
-        };
+        use super::super::vecmath::avx512::{exp16, lanes, row_max};
         let row_pairs = k.div_ceil(2);
         for (i, sum) in sums.iter_mut().enumerate().take(m) {
             let src = s.as_ptr().add(i * k);
             let dst = out.as_mut_ptr().add(i * row_pairs);
-            let mut max16 = _mm512_set1_ps(f32::NEG_INFINITY);
-            let mut at = 0;
-            while at < k {
-                let mask = lanes(k - at);
-                max16 = _mm512_mask_max_ps(
-                    max16,
-                    mask,
-                    max16,
-                    _mm512_maskz_loadu_ps(mask, src.add(at)),
-                );
-                at += 16;
-            }
-            let shift = _mm512_set1_ps(_mm512_reduce_max_ps(max16));
+            let shift = _mm512_set1_ps(row_max(src, k));
             let mut sum16 = _mm512_setzero_ps();
-            at = 0;
+            let mut at = 0;
             while at < k {
                 let rest = k - at;
                 let (lo_mask, hi_mask) = (lanes(rest), lanes(rest.saturating_sub(16)));

@@ -7,17 +7,18 @@
 //!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (on im2col, not
 //!   Winograd), a transformer net's projections (attention's queries, keys, values and output,
 //!   the feed-forward blocks) and its attention products (queries by keys, scores by values;
-//!   the softmax between them stays fp32, and so do its convolutions). Native `vdpbf16ps`
+//!   the softmax between them computes in fp32, its output rounded as the product's input;
+//!   its convolutions stay fp32). Native `vdpbf16ps`
 //!   where the CPU has AVX512-BF16, else emulated on the fp32 kernels (the same outputs but for
 //!   the order of the sums' rounding, and slower than fp32).
 //! - `int8` ([`super::gemm_i8`]): the transformer projections only, weights quantized once per
 //!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
 //!   but it misses the accuracy bounds.
 //!
-//! `auto` picks the fastest kind that meets the accuracy bounds of issue 25 and runs natively
-//! on this CPU: fp32 for now. bf16 runs natively on AVX512-BF16 and meets the bounds counting
-//! near-ties; it waits for the match at equal visits (bf16 against fp32) that says whether it
-//! loses strength.
+//! `auto` picks the fastest kind that meets the accuracy bounds of issue 25, runs natively on
+//! this CPU and loses no strength at equal visits: fp32 for now. bf16 runs natively on
+//! AVX512-BF16 and meets the bounds counting near-ties, but at equal visits against fp32 it won
+//! 42.5% of 40 games on 19×19 (`docs/matches/2026-11-27b/`), under the 45% asked.
 
 use super::gemm::{gemm, PackedMatrix};
 use super::gemm_bf16::{self, gemm_bf16, PackedMatrixBf16};

@@ -152,8 +152,9 @@ pub struct Attention {
     qkv: Weights,
     out: Weights,
     rope: Option<RopeTable>,
-    /// What the products of queries with keys and of scores with values run in: bf16 under
-    /// `--precision bf16`, else fp32 (the scratch's keys and values are packed for it).
+    /// The precision the scratch's keys and values are packed for: the products of queries
+    /// with keys and of scores with values run in it (int8 leaves them fp32, see
+    /// [`Operand::with_capacity`]).
     products: Precision,
 }
 
@@ -193,10 +194,7 @@ impl Attention {
     pub fn set_precision(&mut self, precision: Precision) {
         self.qkv.set_precision(precision);
         self.out.set_precision(precision);
-        self.products = match precision {
-            Precision::Bf16 => Precision::Bf16,
-            Precision::Fp32 | Precision::Int8 => Precision::Fp32,
-        };
+        self.products = precision;
     }
 
     /// Width of one point's queries, keys and values together.
@@ -410,6 +408,7 @@ impl TransformerScratch {
         let hidden = feed_forward.iter().map(|f| 2 * f.hidden).max().unwrap_or(0);
         let (q_dim, v_dim) = (max(&|a| a.q_dim), max(&|a| a.v_dim));
         let any_attention = !attention.is_empty();
+        // A net runs all its blocks in one precision.
         let products = attention.first().map_or(Precision::Fp32, |a| a.products);
         TransformerScratch {
             normed: vec![0.0; rows * channels],

@@ -2,11 +2,10 @@
 //! board after another): convolution by im2col + GEMM, per-channel affine + activation,
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
-use super::gemm::PackedMatrix;
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 use super::precision::{Precision, Weights};
 use super::vecmath;
-use super::winograd;
+use super::winograd::{self, Tile};
 
 /// The shape of the boards a layer runs on: `width` columns by `height` rows, stored row by
 /// row (`y * width + x`). A rectangular board under a transposing symmetry is seen by the
@@ -95,8 +94,8 @@ pub struct Conv {
     pub out_channels: usize,
     /// `[ky][kx][in][out]` packed as the GEMM's right-hand matrix (empty once Winograd is on).
     pub weights: Weights,
-    /// The 36 transformed filter matrices when this 3x3 conv runs by Winograd.
-    pub winograd: Vec<PackedMatrix>,
+    /// The transformed filters when this 3x3 conv runs by Winograd.
+    pub winograd: Option<winograd::Filters>,
     pub bias: Option<Vec<f32>>,
     pub act: Activation,
 }
@@ -114,7 +113,7 @@ impl Conv {
                 desc.ky * desc.kx * desc.in_channels,
                 desc.out_channels,
             ),
-            winograd: Vec::new(),
+            winograd: None,
             bias: None,
             act: Activation::Identity,
         }
@@ -134,7 +133,7 @@ impl Conv {
     /// Multiplies each output channel's weights by `scale[oc]`.
     pub fn scale_outputs(&mut self, scale: &[f32]) {
         assert!(
-            self.winograd.is_empty(),
+            self.winograd.is_none(),
             "scale before switching to Winograd"
         );
         self.weights.scale_columns(scale);
@@ -142,31 +141,34 @@ impl Conv {
 
     /// Switches a 3x3 fp32 convolution to Winograd F(4x4, 3x3) (other kernels stay on im2col).
     pub fn use_winograd(&mut self) {
-        if let (3, 3, true, Some(raw)) = (
-            self.ky,
-            self.kx,
-            self.winograd.is_empty(),
-            self.weights.unpack_fp32(),
-        ) {
-            self.winograd = winograd::transform_filters(&raw, self.in_channels, self.out_channels);
+        if let (3, 3, None, Some(raw)) =
+            (self.ky, self.kx, &self.winograd, self.weights.unpack_fp32())
+        {
+            let filters =
+                winograd::Filters::new(Tile::F4x4, &raw, self.in_channels, self.out_channels);
+            self.winograd = Some(filters);
             self.weights = Weights::new(&[], 0, 0);
         }
     }
 
-    /// Runs in `precision`: bf16 on im2col (a Winograd convolution goes back to it: the
-    /// transform's large coefficients would amplify bf16's rounding); int8 leaves convolutions
-    /// in fp32.
+    /// Runs in `precision`: bf16 on im2col, or for a Winograd convolution on F(2x2, 3x3)
+    /// tiles (F(4x4)'s transforms would amplify bf16's rounding); int8 leaves convolutions in
+    /// fp32.
     pub fn set_precision(&mut self, precision: Precision) {
         if precision != Precision::Bf16 {
             return;
         }
-        if !self.winograd.is_empty() {
-            let raw =
-                winograd::untransform_filters(&self.winograd, self.in_channels, self.out_channels);
-            self.weights = Weights::new(&raw, 9 * self.in_channels, self.out_channels);
-            self.winograd = Vec::new();
+        let (cin, cout) = (self.in_channels, self.out_channels);
+        if let Some(filters) = &mut self.winograd {
+            if filters.tile() != Tile::F2x2 {
+                if let Some(raw) = filters.untransform(cin, cout) {
+                    *filters = winograd::Filters::new(Tile::F2x2, &raw, cin, cout);
+                }
+            }
+            filters.set_precision(precision);
+        } else {
+            self.weights.set_precision(precision);
         }
-        self.weights.set_precision(precision);
     }
 
     /// Number of weights.
@@ -177,8 +179,8 @@ impl Conv {
     /// Scratch floats needed for a batch of `batch` boards of shape `frame` (enough for any
     /// frame that fits inside it).
     pub fn scratch_len(&self, batch: usize, frame: Frame) -> usize {
-        if !self.winograd.is_empty() {
-            winograd::scratch_len(batch, frame, self.in_channels, self.out_channels)
+        if let Some(filters) = &self.winograd {
+            filters.scratch_len(batch, frame, self.in_channels, self.out_channels)
         } else if self.ky == 1 && self.kx == 1 {
             0
         } else {
@@ -201,18 +203,8 @@ impl Conv {
         debug_assert!(!accumulate || (self.bias.is_none() && self.act == Activation::Identity));
         let area = frame.area();
         let (cin, cout) = (self.in_channels, self.out_channels);
-        if !self.winograd.is_empty() {
-            winograd::convolve(
-                &self.winograd,
-                cin,
-                cout,
-                input,
-                batch,
-                frame,
-                out,
-                accumulate,
-                scratch,
-            );
+        if let Some(filters) = &self.winograd {
+            filters.convolve(cin, cout, input, batch, frame, out, accumulate, scratch);
         } else if self.ky == 1 && self.kx == 1 {
             self.weights.multiply(
                 batch * area,

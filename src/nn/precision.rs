@@ -4,8 +4,8 @@
 //! the trunk's large products; the first convolution, norms, attention scores, softmax and the
 //! heads stay in fp32:
 //! - `bf16` ([`super::gemm_bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
-//!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (on im2col, not
-//!   Winograd), a transformer net's projections (attention's queries, keys, values and output,
+//!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (3x3 ones on
+//!   Winograd F(2x2, 3x3) tiles, whose transforms only add and subtract), a transformer net's projections (attention's queries, keys, values and output,
 //!   the feed-forward blocks) and its attention products (queries by keys, scores by values;
 //!   the softmax between them computes in fp32, its output rounded as the product's input;
 //!   its convolutions stay fp32). Native `vdpbf16ps`
@@ -57,7 +57,8 @@ impl Precision {
             Precision::Fp32 => "fp32".into(),
             Precision::Bf16 => format!(
                 "bf16 for the transformer projections and attention products, or for a \
-                 convolution net the trunk's convolutions (on im2col), {}, fp32 elsewhere",
+                 convolution net the trunk's convolutions (3x3 on Winograd F(2x2) tiles), {}, \
+                 fp32 elsewhere",
                 match gemm_bf16::best_isa() {
                     gemm_bf16::Isa::Emulated => {
                         "emulated on the fp32 kernels (this CPU has no AVX512-BF16: slower than fp32)"

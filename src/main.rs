@@ -131,7 +131,7 @@ struct EngineArgs {
     /// The arithmetic of the net's large matrix products: fp32 (exact to
     /// KataGo), bf16 (a transformer net's projections and attention products,
     /// or a convolution net's trunk convolutions, rounded to bfloat16: native
-    /// AVX512-BF16 where the CPU has it, about 1.6x fp32 on the transformer,
+    /// AVX512-BF16 where the CPU has it, about 1.6x fp32 at batch 1 on 19x19,
     /// else emulated and slower), int8 (the transformer projections in 8-bit
     /// integers: faster, less accurate), auto (fp32 for now).
     #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]

@@ -545,3 +545,163 @@ fn a_handicap_game_is_scored_with_the_rules_handicap_bonus() {
         );
     }
 }
+
+/// Writes `files` (name, SGF text) into a fresh directory `openings` under `dir`.
+fn openings_dir(dir: &TempDir, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let openings = dir.path().join("openings");
+    std::fs::create_dir_all(&openings).unwrap();
+    for (name, text) in files {
+        std::fs::write(openings.join(name), text).unwrap();
+    }
+    openings
+}
+
+#[test]
+fn openings_are_played_to_both_engines_once_with_each_colour() {
+    let dir = TempDir::new();
+    // Read in name order; the README is not an SGF file and is skipped.
+    let openings = openings_dir(
+        &dir,
+        &[
+            ("b.sgf", "(;GM[1]SZ[5];B[bc];W[cb];B[dd])"),
+            ("a.sgf", "(;GM[1]SZ[5];B[cc];W[bb];B[dc];W[ab])"),
+            ("README", "not an opening"),
+        ],
+    );
+    let sgf_dir = dir.path().join("sgf");
+    let (black, white) = (passer(&dir), passer(&dir));
+    let out = run_match(
+        &black,
+        &white,
+        &[
+            "--games",
+            "5",
+            "--size",
+            "5",
+            "--komi",
+            "0.5",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--opening-moves",
+            "3",
+            "--sgf-dir",
+            sgf_dir.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.contains("openings: the first 3 moves of 2 games"),
+        "{out}"
+    );
+    let lines = game_lines(&out);
+    assert_eq!(lines.len(), 5, "{out}");
+    // Games 1 and 2 on a.sgf, 3 and 4 on b.sgf, 5 on a.sgf again.
+    let expected = [
+        ("a.sgf", "B 2,2 W 1,1 B 3,2"),
+        ("a.sgf", "B 2,2 W 1,1 B 3,2"),
+        ("b.sgf", "B 1,2 W 2,1 B 3,3"),
+        ("b.sgf", "B 1,2 W 2,1 B 3,3"),
+        ("a.sgf", "B 2,2 W 1,1 B 3,2"),
+    ];
+    for (i, (file, moves)) in expected.iter().enumerate() {
+        assert!(
+            lines[i].contains("opening ") && lines[i].contains(file),
+            "{}",
+            lines[i]
+        );
+        let text = std::fs::read(sgf_dir.join(format!("game-{:03}.sgf", i + 1))).unwrap();
+        let loaded = tengen::sgf::load(&text, 0, None, tengen::Rules::default(), 0.0).unwrap();
+        let played: Vec<String> = loaded
+            .game
+            .turns()
+            .iter()
+            .take(3)
+            .map(|t| match t.mv {
+                tengen::Move::Pass => format!("{} pass", t.color.letter()),
+                tengen::Move::Play(p) => format!("{} {},{}", t.color.letter(), p.x(), p.y()),
+            })
+            .collect();
+        assert_eq!(played.join(" "), *moves, "game {}", i + 1);
+        // After the opening White is to move: it passes, Black passes.
+        assert_eq!(loaded.game.turns().len(), 5, "game {}", i + 1);
+    }
+    // Each engine was told every opening move of every game.
+    for engine in [&black, &white] {
+        let script = engine.strip_prefix("sh ").unwrap();
+        let log = std::fs::read_to_string(format!("{script}.log")).unwrap();
+        assert_eq!(log.matches("play b C3\n").count(), 3, "{log}");
+        assert_eq!(log.matches("play w B4\n").count(), 3, "{log}");
+        assert_eq!(log.matches("play b D3\n").count(), 3, "{log}");
+        assert_eq!(log.matches("play w C4\n").count(), 2, "{log}");
+    }
+    // An engine that refuses an opening move loses the game.
+    let refuser = fake_engine(&dir, "", "", r"? no\n\n");
+    let out = run_match(
+        &black,
+        &refuser,
+        &[
+            "--games",
+            "1",
+            "--size",
+            "5",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--opening-moves",
+            "3",
+        ],
+    );
+    let line = game_lines(&out)[0];
+    assert!(line.contains("W+F") || line.contains("B+F"), "{line}");
+    assert!(
+        line.contains("B forfeits: refused the opening move"),
+        "{line}"
+    );
+}
+
+#[test]
+fn bad_openings_are_refused_with_the_file_and_the_move_named() {
+    for (text, moves, expected) in [
+        ("(;SZ[9];B[cc];W[bb])", "2", "a 9x9 board"),
+        ("(;SZ[5];B[cc];W[cc])", "2", "move 2"),
+        ("(;SZ[5];B[cc];B[bb])", "2", "move 2 is black's"),
+        (
+            "(;SZ[5];B[cc])",
+            "2",
+            "1 moves, fewer than --opening-moves 2",
+        ),
+        ("(;SZ[5]AB[aa];W[cc])", "1", "setup stones"),
+        ("(;SZ[5];B[cc]", "1", "bad.sgf"),
+        ("(;SZ[5];B[cc];W[bb])", "1000", "fewer than --max-moves"),
+    ] {
+        let dir = TempDir::new();
+        let openings = openings_dir(&dir, &[("bad.sgf", text)]);
+        let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args([
+                "match", "--black", "false", "--white", "false", "--size", "5",
+            ])
+            .args([
+                "--openings",
+                openings.to_str().unwrap(),
+                "--opening-moves",
+                moves,
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}");
+        assert!(out.stdout.is_empty(), "{text}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+        if expected != "fewer than --max-moves" {
+            assert!(stderr.contains("bad.sgf"), "{text}: {stderr}");
+        }
+    }
+    // An empty directory has no openings.
+    let dir = TempDir::new();
+    let openings = openings_dir(&dir, &[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["match", "--black", "false", "--white", "false"])
+        .args(["--openings", openings.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no game"));
+}

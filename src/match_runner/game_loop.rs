@@ -8,6 +8,7 @@
 //! Finished games are counted by our scorer; see [`score_finished`] for where
 //! the dead stones come from.
 
+use super::openings::Opening;
 use super::player::{GameSettings, Player, Timeouts};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
@@ -75,9 +76,11 @@ pub struct GameRecord {
     pub notes: Vec<String>,
 }
 
-/// Plays one game; never fails: every engine failure becomes a result.
+/// Plays one game, from `opening`'s moves when given; never fails: every
+/// engine failure becomes a result.
 pub fn play_game(
     spec: &GameSpec,
+    opening: Option<&Opening>,
     black: &mut Player,
     white: &mut Player,
     mut referee: Option<&mut Player>,
@@ -133,6 +136,32 @@ pub fn play_game(
             .map(|&p| (p, Some(Color::Black)))
             .collect();
         game.setup(&setup, Some(Color::White));
+    }
+    if let Some(opening) = opening {
+        notes.push(format!("opening {}", opening.name));
+        for &(color, mv) in &opening.moves {
+            let text = vertex::format_move(mv, geometry);
+            if let Err(illegal) = game.play(color, mv) {
+                // Checked when the openings were read, under the same rules.
+                let why = format!("opening move {text} illegal: {illegal}");
+                return finish(game, Ending::BothFailed(why));
+            }
+            let play = format!("play {} {text}", letter(color));
+            for (engine, side) in [(&mut *black, Color::Black), (&mut *white, Color::White)] {
+                if let Err(e) = engine.send(&play, timeout) {
+                    let why = format!("refused the opening move '{play}': {e}");
+                    let mut record = finish(game, fault(why).ending(side));
+                    record.notes = notes;
+                    return record;
+                }
+            }
+            if let Some(r) = referee.as_deref_mut() {
+                if let Err(e) = r.send(&play, timeout) {
+                    notes.push(format!("referee unusable: {e}"));
+                    referee = None;
+                }
+            }
+        }
     }
 
     let mut clock = spec.settings.clock.map(Clock::new);

@@ -9,6 +9,7 @@
 
 mod game_loop;
 pub mod gtp_client;
+mod openings;
 mod player;
 mod report;
 pub mod stats;
@@ -85,6 +86,15 @@ pub struct MatchArgs {
     /// A game reaching this many moves ends without result.
     #[arg(long, default_value_t = 1000, value_name = "M")]
     pub max_moves: u32,
+    /// Openings: an SGF file or a directory of them (read in name order).
+    /// Games 2k-1 and 2k begin with the first --opening-moves moves of game k
+    /// (cycled), played to both engines and the referee, once with each colour
+    /// for engine A. Not with --handicap
+    #[arg(long, value_name = "PATH", conflicts_with = "handicap")]
+    pub openings: Option<PathBuf>,
+    /// Moves taken from each opening
+    #[arg(long, default_value_t = 20, value_name = "N", requires = "openings")]
+    pub opening_moves: u32,
     /// Seconds an engine may take to answer any command but genmove.
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
     pub timeout: f64,
@@ -118,6 +128,9 @@ impl MatchArgs {
         }
         if self.byoyomi.is_some() && self.periods == 0 {
             return Err("--periods must be at least 1".into());
+        }
+        if self.openings.is_some() && self.opening_moves >= self.max_moves {
+            return Err("--opening-moves must be fewer than --max-moves".into());
         }
         Ok(())
     }
@@ -228,6 +241,11 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         max_moves: args.max_moves,
         timeouts: args.timeouts(),
     };
+    let openings = match &args.openings {
+        Some(path) => openings::load(path, args.opening_moves, geometry, spec.rules)
+            .map_err(|e| format!("--openings: {e}"))?,
+        None => Vec::new(),
+    };
     let started = Instant::now();
     let mut a = Player::new(&args.black, "A");
     let mut b = Player::new(&args.white, "B");
@@ -274,6 +292,16 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         }
     )
     .map_err(io)?;
+    if let Some(path) = &args.openings {
+        writeln!(
+            out,
+            "openings: the first {} moves of {} games from {}",
+            args.opening_moves,
+            openings.len(),
+            path.display()
+        )
+        .map_err(io)?;
+    }
 
     let mut tally = Tally::default();
     for number in 1..=args.games {
@@ -283,9 +311,12 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
             Color::White
         };
         crate::log_line!("game {number} of {}: A plays {a_color}", args.games);
+        // Both games of a pair on one opening.
+        let opening =
+            (!openings.is_empty()).then(|| &openings[((number - 1) / 2) as usize % openings.len()]);
         let record = match a_color {
-            Color::Black => game_loop::play_game(&spec, &mut a, &mut b, referee.as_mut()),
-            Color::White => game_loop::play_game(&spec, &mut b, &mut a, referee.as_mut()),
+            Color::Black => game_loop::play_game(&spec, opening, &mut a, &mut b, referee.as_mut()),
+            Color::White => game_loop::play_game(&spec, opening, &mut b, &mut a, referee.as_mut()),
         };
         tally.add(&record, a_color);
         if let Some(dir) = &args.sgf_dir {

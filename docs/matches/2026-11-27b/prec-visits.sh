@@ -1,12 +1,14 @@
 #!/bin/bash
-# Issue 25: bf16 against fp32 at equal visits, both tengen on the transformer net, one thread each.
-# usage: [SEED_A=S SEED_B=S] prec-visits.sh NAME SIZE VISITS GAMES BINARY; A is bf16 (Black in odd games), B fp32;
-# the seeds (default 11 and 22) make a second stream play other games than the first.
+# Issue 25: reduced precision against fp32 at equal visits, both tengen on the transformer net, one thread each.
+# usage: [SEED_A=S SEED_B=S PREC_A=P PREC_B=P] prec-visits.sh NAME SIZE VISITS GAMES BINARY
+# A (Black in odd games) runs PREC_A (default bf16) with SEED_A (default 11), B runs PREC_B (default fp32)
+# with SEED_B (default 22); other seeds make another stream play other games, swapped precisions test
+# whether the side a precision plays on matters.
 NAME=$1; S=$2; V=$3; N=$4; T=$5
 NET=/work/nets/b10c384h6nbttflrs.bin.gz
 G="/usr/games/gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
 export XDG_DATA_HOME=/nonexistent/xdg; unset TENGEN_MODEL
-$T match --black "$T --model $NET --precision bf16 --visits $V --seed ${SEED_A:-11} --quiet" \
-  --white "$T --model $NET --precision fp32 --visits $V --seed ${SEED_B:-22} --quiet" --referee "$G" \
+$T match --black "$T --model $NET --precision ${PREC_A:-bf16} --visits $V --seed ${SEED_A:-11} --quiet" \
+  --white "$T --model $NET --precision ${PREC_B:-fp32} --visits $V --seed ${SEED_B:-22} --quiet" --referee "$G" \
   --games $N --size $S --komi 7.5 --rules chinese --sgf-dir /work/runs/$NAME \
   > /work/runs/$NAME.log 2>/work/runs/$NAME.err

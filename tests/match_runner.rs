@@ -694,6 +694,22 @@ fn bad_openings_are_refused_with_the_file_and_the_move_named() {
             assert!(stderr.contains("bad.sgf"), "{text}: {stderr}");
         }
     }
+    // The committed 19x19 set: every file is a legal 24-move opening.
+    let set = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sgf/openings-19");
+    let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args([
+            "match", "--black", "false", "--white", "false", "--size", "19",
+        ])
+        .args(["--games", "1", "--opening-moves", "24", "--openings"])
+        .arg(&set)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("openings: the first 24 moves of 109 games"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // An empty directory has no openings.
     let dir = TempDir::new();
     let openings = openings_dir(&dir, &[]);

@@ -18,7 +18,7 @@
 //! `auto` picks the fastest kind that meets the accuracy bounds of issue 25, runs natively on
 //! this CPU and loses no strength at equal visits: fp32 for now. bf16 runs natively on
 //! AVX512-BF16 and meets the bounds counting near-ties, but at equal visits against fp32 on
-//! 19×19 it won 41% of 83 games from the empty board and 10 of 15 from varied openings
+//! 19×19 it won 41% of 83 games from the empty board and 16 of 27 from varied openings
 //! (`docs/matches/2026-11-27b/`): not yet the ≥ 45% over ≥ 30 games the issue asks of one match.
 
 use super::gemm::{gemm, PackedMatrix};

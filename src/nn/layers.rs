@@ -161,7 +161,7 @@ impl Conv {
         let (cin, cout) = (self.in_channels, self.out_channels);
         if let Some(filters) = &mut self.winograd {
             if filters.tile() != Tile::F2x2 {
-                if let Some(raw) = filters.untransform(cin, cout) {
+                if let Some(raw) = filters.untransform() {
                     *filters = winograd::Filters::new(Tile::F2x2, &raw, cin, cout);
                 }
             }
@@ -180,7 +180,7 @@ impl Conv {
     /// frame that fits inside it).
     pub fn scratch_len(&self, batch: usize, frame: Frame) -> usize {
         if let Some(filters) = &self.winograd {
-            filters.scratch_len(batch, frame, self.in_channels, self.out_channels)
+            filters.scratch_len(batch, frame)
         } else if self.ky == 1 && self.kx == 1 {
             0
         } else {
@@ -204,7 +204,7 @@ impl Conv {
         let area = frame.area();
         let (cin, cout) = (self.in_channels, self.out_channels);
         if let Some(filters) = &self.winograd {
-            filters.convolve(cin, cout, input, batch, frame, out, accumulate, scratch);
+            filters.convolve(input, batch, frame, out, accumulate, scratch);
         } else if self.ky == 1 && self.kx == 1 {
             self.weights.multiply(
                 batch * area,

@@ -5,12 +5,12 @@
 //! heads stay in fp32:
 //! - `bf16` ([`super::gemm_bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
 //!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (3x3 ones on
-//!   Winograd F(2x2, 3x3) tiles, whose transforms only add and subtract), a transformer net's projections (attention's queries, keys, values and output,
-//!   the feed-forward blocks) and its attention products (queries by keys, scores by values;
-//!   the softmax between them computes in fp32, its output rounded as the product's input;
-//!   its convolutions stay fp32). Native `vdpbf16ps`
-//!   where the CPU has AVX512-BF16, else emulated on the fp32 kernels (the same outputs but for
-//!   the order of the sums' rounding, and slower than fp32).
+//!   Winograd F(2x2, 3x3) tiles, whose transforms only add and subtract), a transformer net's
+//!   projections (attention's queries, keys, values and output, the feed-forward blocks) and
+//!   its attention products (queries by keys, scores by values; the softmax between them
+//!   computes in fp32, its output rounded as the product's input; its convolutions stay
+//!   fp32). Native `vdpbf16ps` where the CPU has AVX512-BF16, else emulated on the fp32
+//!   kernels (the same outputs but for the order of the sums' rounding, and slower than fp32).
 //! - `int8` ([`super::gemm_i8`]): the transformer projections only, weights quantized once per
 //!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
 //!   but it misses the accuracy bounds.

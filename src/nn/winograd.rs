@@ -177,8 +177,15 @@ impl Filters {
         self.tile
     }
 
+    /// Input and output channels.
+    fn channels(&self) -> (usize, usize) {
+        // Every tile has A * A >= 16 points, all of one shape.
+        (self.points[0].k(), self.points[0].n())
+    }
+
     /// The 3x3 filters (`[ky][kx][in][out]`) back from their transform, while fp32.
-    pub fn untransform(&self, cin: usize, cout: usize) -> Option<Vec<f32>> {
+    pub fn untransform(&self) -> Option<Vec<f32>> {
+        let (cin, cout) = self.channels();
         let points = self
             .points
             .iter()
@@ -198,7 +205,8 @@ impl Filters {
     }
 
     /// Scratch floats for a batch of `batch` boards of shape `frame`.
-    pub fn scratch_len(&self, batch: usize, frame: Frame, cin: usize, cout: usize) -> usize {
+    pub fn scratch_len(&self, batch: usize, frame: Frame) -> usize {
+        let (cin, cout) = self.channels();
         let a = self.tile.a();
         let per_board = self.tiles_per_board(frame);
         let tiles = (batch * per_board).min(CHUNK_TILES.max(per_board));
@@ -211,14 +219,11 @@ impl Filters {
         frame.width.div_ceil(m) * frame.height.div_ceil(m)
     }
 
-    /// Convolves `batch` boards (NHWC, `cin` channels) into `out` (`cout` channels), adding
-    /// to it when `accumulate`, [`CHUNK_TILES`] tiles at a time. `scratch` holds
-    /// [`Filters::scratch_len`] floats for a frame at least as large as `frame`.
-    #[allow(clippy::too_many_arguments)] // the convolution's shape, as Conv::apply passes it
+    /// Convolves `batch` boards (NHWC, the filters' input channels) into `out` (their output
+    /// channels), adding to it when `accumulate`, [`CHUNK_TILES`] tiles at a time. `scratch`
+    /// holds [`Filters::scratch_len`] floats for a frame at least as large as `frame`.
     pub fn convolve(
         &self,
-        cin: usize,
-        cout: usize,
         input: &[f32],
         batch: usize,
         frame: Frame,
@@ -226,6 +231,7 @@ impl Filters {
         accumulate: bool,
         scratch: &mut [f32],
     ) {
+        let (cin, cout) = self.channels();
         let boards = (CHUNK_TILES / self.tiles_per_board(frame)).max(1);
         let area = frame.area();
         let mut first = 0;
@@ -505,7 +511,7 @@ mod tests {
         for tile in TILES {
             let filters = Filters::new(tile, &w, cin, cout);
             assert_eq!(filters.tile(), tile);
-            let back = filters.untransform(cin, cout).expect("fp32 filters");
+            let back = filters.untransform().expect("fp32 filters");
             assert_eq!(back.len(), w.len());
             for (a, b) in w.iter().zip(&back) {
                 assert!(
@@ -516,7 +522,7 @@ mod tests {
         }
         let mut reduced = Filters::new(Tile::F2x2, &w, cin, cout);
         reduced.set_precision(Precision::Bf16);
-        assert!(reduced.untransform(cin, cout).is_none());
+        assert!(reduced.untransform().is_none());
     }
 
     /// The largest `|winograd - direct|` over `batch` boards, relative to the largest
@@ -530,9 +536,9 @@ mod tests {
             ..
         } = shape;
         let area = frame.area();
-        let mut scratch = vec![0.0; filters.scratch_len(batch, frame, cin, cout)];
+        let mut scratch = vec![0.0; filters.scratch_len(batch, frame)];
         let mut out = vec![0.25f32; batch * area * cout];
-        filters.convolve(cin, cout, input, batch, frame, &mut out, true, &mut scratch);
+        filters.convolve(input, batch, frame, &mut out, true, &mut scratch);
         let (mut worst, mut largest) = (0.0f64, 0.0f64);
         for b in 0..batch {
             let want = direct(
@@ -577,18 +583,9 @@ mod tests {
                 .collect();
             for tile in TILES {
                 let filters = Filters::new(tile, &w, cin, cout);
-                let mut scratch = vec![0.0; filters.scratch_len(batch, frame, cin, cout)];
+                let mut scratch = vec![0.0; filters.scratch_len(batch, frame)];
                 let mut out = vec![0.25f32; batch * area * cout];
-                filters.convolve(
-                    cin,
-                    cout,
-                    &input,
-                    batch,
-                    frame,
-                    &mut out,
-                    true,
-                    &mut scratch,
-                );
+                filters.convolve(&input, batch, frame, &mut out, true, &mut scratch);
                 for b in 0..batch {
                     let want = direct(
                         &w,
@@ -638,7 +635,10 @@ mod tests {
             let fp32 = worst_relative_error(&filters, &w, shape, &input);
             filters.set_precision(Precision::Bf16);
             let bf16 = worst_relative_error(&filters, &w, shape, &input);
-            eprintln!("{tile:?}: worst error relative to the largest output: fp32 {fp32:.2e}, bf16 {bf16:.2e}");
+            eprintln!(
+                "{tile:?}: worst error relative to the largest output: fp32 {fp32:.2e}, \
+                 bf16 {bf16:.2e}"
+            );
             assert!(fp32 < 1e-5, "{tile:?} fp32: {fp32}");
             errors.push(bf16);
         }

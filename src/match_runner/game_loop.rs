@@ -124,12 +124,7 @@ pub fn play_game(
         if let Err(e) = white.send(&command, timeout) {
             return finish(game, fault(format!("handicap: {e}")).ending(Color::White));
         }
-        if let Some(r) = referee.as_deref_mut() {
-            if let Err(e) = r.send(&command, timeout) {
-                notes.push(format!("referee unusable: {e}"));
-                referee = None;
-            }
-        }
+        tell_referee(&mut referee, &command, timeout, &mut notes);
         let setup: Vec<_> = spec
             .handicap
             .iter()
@@ -137,35 +132,24 @@ pub fn play_game(
             .collect();
         game.setup(&setup, Some(Color::White));
     }
-    if let Some(opening) = opening {
-        notes.push(format!("opening {}", opening.name));
-        for &(color, mv) in &opening.moves {
-            let text = vertex::format_move(mv, geometry);
-            if let Err(illegal) = game.play(color, mv) {
-                // Checked when the openings were read, under the same rules.
-                let why = format!("opening move {text} illegal: {illegal}");
-                return finish(game, Ending::BothFailed(why));
-            }
-            let play = format!("play {} {text}", letter(color));
-            for (engine, side) in [(&mut *black, Color::Black), (&mut *white, Color::White)] {
-                if let Err(e) = engine.send(&play, timeout) {
-                    let why = format!("refused the opening move '{play}': {e}");
-                    let mut record = finish(game, fault(why).ending(side));
-                    record.notes = notes;
-                    return record;
-                }
-            }
-            if let Some(r) = referee.as_deref_mut() {
-                if let Err(e) = r.send(&play, timeout) {
-                    notes.push(format!("referee unusable: {e}"));
-                    referee = None;
-                }
-            }
-        }
-    }
+    let mut opening_failed = match opening {
+        Some(opening) => play_opening(
+            opening,
+            &mut game,
+            black,
+            white,
+            &mut referee,
+            timeout,
+            &mut notes,
+        ),
+        None => None,
+    };
 
     let mut clock = spec.settings.clock.map(Clock::new);
     let ending = loop {
+        if let Some(ending) = opening_failed.take() {
+            break ending;
+        }
         if game.move_number() >= spec.max_moves {
             break Ending::MoveCap;
         }
@@ -188,12 +172,7 @@ pub fn play_game(
             let why = format!("refused the legal move '{play}': {e}");
             break fault(why).ending(color.opp());
         }
-        if let Some(r) = referee.as_deref_mut() {
-            if let Err(e) = r.send(&play, timeout) {
-                notes.push(format!("referee unusable: {e}"));
-                referee = None;
-            }
-        }
+        tell_referee(&mut referee, &play, timeout, &mut notes);
         if game.consecutive_passes() >= 2 {
             break Ending::TwoPasses;
         }
@@ -440,6 +419,56 @@ fn same_score(text: &str, ours: GameResult) -> bool {
 }
 
 /// The record of a game that ended without counting.
+/// Plays `opening`'s moves into `game` and tells both engines and the referee;
+/// `None` when all went through, else how the game ended (an engine that
+/// refuses a move forfeits).
+fn play_opening(
+    opening: &Opening,
+    game: &mut Game,
+    black: &mut Player,
+    white: &mut Player,
+    referee: &mut Option<&mut Player>,
+    timeout: Duration,
+    notes: &mut Vec<String>,
+) -> Option<Ending> {
+    notes.push(format!("opening {}", opening.name));
+    let geometry = game.board().geometry();
+    for &(color, mv) in &opening.moves {
+        let text = vertex::format_move(mv, geometry);
+        if let Err(illegal) = game.play(color, mv) {
+            // Checked when the openings were read, under the same rules.
+            return Some(Ending::BothFailed(format!(
+                "opening move {text} illegal: {illegal}"
+            )));
+        }
+        let play = format!("play {} {text}", letter(color));
+        for (engine, side) in [(&mut *black, Color::Black), (&mut *white, Color::White)] {
+            if let Err(e) = engine.send(&play, timeout) {
+                let why = format!("refused the opening move '{play}': {e}");
+                return Some(fault(why).ending(side));
+            }
+        }
+        tell_referee(referee, &play, timeout, notes);
+    }
+    None
+}
+
+/// Sends `command` to the referee while it is usable; one that fails is
+/// dropped, with a note.
+fn tell_referee(
+    referee: &mut Option<&mut Player>,
+    command: &str,
+    timeout: Duration,
+    notes: &mut Vec<String>,
+) {
+    if let Some(r) = referee.as_deref_mut() {
+        if let Err(e) = r.send(command, timeout) {
+            notes.push(format!("referee unusable: {e}"));
+            *referee = None;
+        }
+    }
+}
+
 fn finish(game: Game, ending: Ending) -> GameRecord {
     let (verdict, result) = match &ending {
         Ending::Resignation(c) => (Verdict::Winner(c.opp()), format!("{}+R", c.opp().letter())),

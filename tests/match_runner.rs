@@ -67,6 +67,23 @@ fn run_match(black: &str, white: &str, extra: &[&str]) -> String {
     stdout
 }
 
+/// Every line a [`fake_engine`] (given as its command line) has read.
+fn engine_log(command: &str) -> String {
+    let script = command.strip_prefix("sh ").unwrap();
+    std::fs::read_to_string(format!("{script}.log")).unwrap()
+}
+
+/// A game's moves as `B x,y` / `W pass`.
+fn move_texts(game: &tengen::Game) -> Vec<String> {
+    game.turns()
+        .iter()
+        .map(|t| match t.mv {
+            tengen::Move::Pass => format!("{} pass", t.color.letter()),
+            tengen::Move::Play(p) => format!("{} {},{}", t.color.letter(), p.x(), p.y()),
+        })
+        .collect()
+}
+
 fn game_lines(stdout: &str) -> Vec<&str> {
     stdout.lines().filter(|l| l.starts_with("game ")).collect()
 }
@@ -253,11 +270,7 @@ fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
         out.contains("0.2 s main time + 2 x 0.3 s byo-yomi"),
         "{out}"
     );
-    let log_of = |command: &str| {
-        let script = command.strip_prefix("sh ").unwrap();
-        std::fs::read_to_string(format!("{script}.log")).unwrap()
-    };
-    let log = log_of(&slow);
+    let log = engine_log(&slow);
     assert!(log.contains("kgs-time_settings byoyomi 0.2 0.3 2"), "{log}");
     assert!(log.contains("time_left b 0 0"), "{log}");
     // The quick engines never lose on time: two passers count the game.
@@ -295,7 +308,7 @@ fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
         &passer(&dir),
         &["--games", "1", "--size", "5", "--main-time", "30"],
     );
-    let log = log_of(&mover);
+    let log = engine_log(&mover);
     assert!(log.contains("time_settings 30 0 0"), "{log}");
     assert!(
         log.contains("time_left b 29 0") || log.contains("time_left b 30 0"),
@@ -437,15 +450,7 @@ fn every_game_is_saved_as_sgf() {
                 .is_some_and(|r| r.starts_with(result)),
             "{file}"
         );
-        let moves: Vec<String> = loaded
-            .game
-            .turns()
-            .iter()
-            .map(|t| match t.mv {
-                tengen::Move::Pass => format!("{} pass", t.color.letter()),
-                tengen::Move::Play(p) => format!("{} {},{}", t.color.letter(), p.x(), p.y()),
-            })
-            .collect();
+        let moves = move_texts(&loaded.game);
         // Game 1: B C3, W B2, B D4, W pass, B pass. Game 2: engine A (C3 D4) is White.
         let expected: &[&str] = if file == "game-001.sgf" {
             &["B 2,2", "W 1,3", "B 3,1", "W pass", "B pass"]
@@ -610,24 +615,18 @@ fn openings_are_played_to_both_engines_once_with_each_colour() {
         );
         let text = std::fs::read(sgf_dir.join(format!("game-{:03}.sgf", i + 1))).unwrap();
         let loaded = tengen::sgf::load(&text, 0, None, tengen::Rules::default(), 0.0).unwrap();
-        let played: Vec<String> = loaded
-            .game
-            .turns()
-            .iter()
-            .take(3)
-            .map(|t| match t.mv {
-                tengen::Move::Pass => format!("{} pass", t.color.letter()),
-                tengen::Move::Play(p) => format!("{} {},{}", t.color.letter(), p.x(), p.y()),
-            })
-            .collect();
-        assert_eq!(played.join(" "), *moves, "game {}", i + 1);
+        assert_eq!(
+            move_texts(&loaded.game)[..3].join(" "),
+            *moves,
+            "game {}",
+            i + 1
+        );
         // After the opening White is to move: it passes, Black passes.
         assert_eq!(loaded.game.turns().len(), 5, "game {}", i + 1);
     }
     // Each engine was told every opening move of every game.
     for engine in [&black, &white] {
-        let script = engine.strip_prefix("sh ").unwrap();
-        let log = std::fs::read_to_string(format!("{script}.log")).unwrap();
+        let log = engine_log(engine);
         assert_eq!(log.matches("play b C3\n").count(), 3, "{log}");
         assert_eq!(log.matches("play w B4\n").count(), 3, "{log}");
         assert_eq!(log.matches("play b D3\n").count(), 3, "{log}");

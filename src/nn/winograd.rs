@@ -21,8 +21,8 @@ trait Transform<const A: usize> {
     const G: [[f64; 3]; A];
     /// A left inverse of `G` (`3 x A`), to get the filters back.
     const G_INV: [[f64; A]; 3];
-    /// `B^T d` for `A` channel rows: `A` output rows of `c` values in `dst`.
-    fn input_rows(src: [&[f32]; A], dst: &mut [f32], c: usize);
+    /// `B^T d` for `A` channel rows of `c` values: `A` output rows, one in each of `dst`.
+    fn input_rows(src: [&[f32]; A], dst: [&mut [f32]; A], c: usize);
     /// `A^T m` for `A` channel rows: `M` output rows of `c` values in `dst`.
     fn output_rows(src: [&[f32]; A], dst: &mut [f32], c: usize);
 }
@@ -48,22 +48,34 @@ impl Transform<6> for F4 {
     ];
 
     #[inline(always)]
-    fn input_rows(src: [&[f32]; 6], dst: &mut [f32], c: usize) {
-        let (o0, rest) = dst.split_at_mut(c);
-        let (o1, rest) = rest.split_at_mut(c);
-        let (o2, rest) = rest.split_at_mut(c);
-        let (o3, rest) = rest.split_at_mut(c);
-        let (o4, o5) = rest.split_at_mut(c);
-        let [d0, d1, d2, d3, d4, d5] = src;
-        for i in 0..c {
-            let (a0, a1, a2, a3, a4, a5) = (d0[i], d1[i], d2[i], d3[i], d4[i], d5[i]);
-            o0[i] = 4.0 * a0 - 5.0 * a2 + a4;
-            o1[i] = -4.0 * (a1 + a2) + a3 + a4;
-            o2[i] = 4.0 * (a1 - a2) - a3 + a4;
-            o3[i] = 2.0 * (a3 - a1) - a2 + a4;
-            o4[i] = 2.0 * (a1 - a3) - a2 + a4;
-            o5[i] = 4.0 * a1 - 5.0 * a3 + a5;
+    fn input_rows(src: [&[f32]; 6], dst: [&mut [f32]; 6], c: usize) {
+        let [d0, d1, d2, d3, d4, d5] = src.map(|row| &row[..c]);
+        let [o0, o1, o2, o3, o4, o5] = dst.map(|row| &mut row[..c]);
+        // Each output row a parameter of its own, so that the compiler knows they alias
+        // nothing and vectorizes without runtime overlap checks (a 6% slower fp32 net else).
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        fn kernel(
+            d: [&[f32]; 6],
+            o0: &mut [f32],
+            o1: &mut [f32],
+            o2: &mut [f32],
+            o3: &mut [f32],
+            o4: &mut [f32],
+            o5: &mut [f32],
+        ) {
+            let [d0, d1, d2, d3, d4, d5] = d;
+            for i in 0..o0.len() {
+                let (a0, a1, a2, a3, a4, a5) = (d0[i], d1[i], d2[i], d3[i], d4[i], d5[i]);
+                o0[i] = 4.0 * a0 - 5.0 * a2 + a4;
+                o1[i] = -4.0 * (a1 + a2) + a3 + a4;
+                o2[i] = 4.0 * (a1 - a2) - a3 + a4;
+                o3[i] = 2.0 * (a3 - a1) - a2 + a4;
+                o4[i] = 2.0 * (a1 - a3) - a2 + a4;
+                o5[i] = 4.0 * a1 - 5.0 * a3 + a5;
+            }
         }
+        kernel([d0, d1, d2, d3, d4, d5], o0, o1, o2, o3, o4, o5);
     }
 
     #[inline(always)]
@@ -102,17 +114,21 @@ impl Transform<4> for F2 {
     ];
 
     #[inline(always)]
-    fn input_rows(src: [&[f32]; 4], dst: &mut [f32], c: usize) {
-        let (o0, rest) = dst.split_at_mut(c);
-        let (o1, rest) = rest.split_at_mut(c);
-        let (o2, o3) = rest.split_at_mut(c);
-        let [d0, d1, d2, d3] = src;
-        for i in 0..c {
-            o0[i] = d0[i] - d2[i];
-            o1[i] = d1[i] + d2[i];
-            o2[i] = d2[i] - d1[i];
-            o3[i] = d1[i] - d3[i];
+    fn input_rows(src: [&[f32]; 4], dst: [&mut [f32]; 4], c: usize) {
+        let src = src.map(|row| &row[..c]);
+        let [o0, o1, o2, o3] = dst.map(|row| &mut row[..c]);
+        // One parameter per output row, as in F4's.
+        #[inline(always)]
+        fn kernel(d: [&[f32]; 4], o0: &mut [f32], o1: &mut [f32], o2: &mut [f32], o3: &mut [f32]) {
+            let [d0, d1, d2, d3] = d;
+            for i in 0..o0.len() {
+                o0[i] = d0[i] - d2[i];
+                o1[i] = d1[i] + d2[i];
+                o2[i] = d2[i] - d1[i];
+                o3[i] = d1[i] - d3[i];
+            }
         }
+        kernel(src, o0, o1, o2, o3);
     }
 
     #[inline(always)]
@@ -330,6 +346,23 @@ fn rows<const A: usize>(buf: &[f32], first: usize, stride: usize, c: usize) -> [
     std::array::from_fn(|k| &buf[(first + k * stride) * c..(first + k * stride + 1) * c])
 }
 
+/// [`rows`], mutable.
+#[inline(always)]
+fn rows_mut<const A: usize>(
+    buf: &mut [f32],
+    first: usize,
+    stride: usize,
+    c: usize,
+) -> [&mut [f32]; A] {
+    let mut rest = &mut buf[first * c..];
+    std::array::from_fn(|k| {
+        let step = if k + 1 < A { stride * c } else { c };
+        let (row, tail) = std::mem::take(&mut rest).split_at_mut(step);
+        rest = tail;
+        &mut row[..c]
+    })
+}
+
 /// [`Filters::convolve`] for one tile size: with AVX2 and FMA where the CPU has them.
 fn convolve<const A: usize, T: Transform<A>>(
     filters: &[Weights],
@@ -409,15 +442,12 @@ fn convolve_body<const A: usize, T: Transform<A>>(
                 // Columns first: tmp[j][i] = (B^T d)[i][j].
                 for j in 0..A {
                     let src = std::array::from_fn(|k| at(k, j));
-                    T::input_rows(src, &mut tmp[j * A * cin..(j + 1) * A * cin], cin);
+                    T::input_rows(src, rows_mut(tmp, j * A, 1, cin), cin);
                 }
-                // Then rows: V[i][j] = (B^T d B)[i][j].
+                // Then rows, straight into V: V[i][j] = (B^T d B)[i][j].
                 for i in 0..A {
-                    T::input_rows(rows(tmp, i, A, cin), &mut row_buf[..A * cin], cin);
-                    for j in 0..A {
-                        let dst = ((i * A + j) * tiles + tile) * cin;
-                        v[dst..dst + cin].copy_from_slice(&row_buf[j * cin..(j + 1) * cin]);
-                    }
+                    let dst = rows_mut(v, i * A * tiles + tile, tiles, cin);
+                    T::input_rows(rows(tmp, i, A, cin), dst, cin);
                 }
             }
         }

@@ -6,7 +6,7 @@ use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::go::rules::Preset;
 use tengen::nn::metadata::SgfMetadata;
-use tengen::nn::{NetSource, Precision};
+use tengen::nn::{NetSource, Precision, PrecisionChoice};
 use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
 use tengen::search::levels::Level;
@@ -133,9 +133,10 @@ struct EngineArgs {
     /// or a convolution net's trunk convolutions, rounded to bfloat16: native
     /// AVX512-BF16 where the CPU has it, about 1.6x fp32 at batch 1 on 19x19,
     /// else emulated and slower), int8 (the transformer projections in 8-bit
-    /// integers: faster, less accurate), auto (fp32 for now).
+    /// integers: faster, less accurate), auto (bf16 where the CPU has
+    /// AVX512-BF16, else fp32).
     #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
-    precision: Precision,
+    precision: PrecisionChoice,
     /// No network: the classical evaluator (priors, heavy playouts and a
     /// tactical reader), for comparison.
     #[arg(long)]
@@ -188,7 +189,7 @@ enum Command {
         model: Option<std::path::PathBuf>,
         /// With --model: the arithmetic to measure (fp32, bf16, int8, auto).
         #[arg(long, value_name = "KIND", default_value = "fp32", value_parser = precision)]
-        precision: Precision,
+        precision: PrecisionChoice,
         /// Instead of speed: play --moves moves on 9x9 under `time_settings 0
         /// P 1` for P = 1, 2, 5 and 30 s (this binary, driven over GTP as a
         /// controller would) and print the median seconds per move.
@@ -274,8 +275,8 @@ fn fraction_f32(text: &str) -> Result<f32, String> {
 }
 
 /// `--precision`: fp32, bf16, int8 or auto.
-fn precision(text: &str) -> Result<Precision, String> {
-    Precision::parse(text).ok_or_else(|| format!("must be {}", Precision::NAMES))
+fn precision(text: &str) -> Result<PrecisionChoice, String> {
+    PrecisionChoice::parse(text).ok_or_else(|| format!("must be {}", PrecisionChoice::NAMES))
 }
 
 /// `--time` and other durations: a positive number of seconds, a year at most.
@@ -465,12 +466,13 @@ fn gtp(args: EngineArgs) -> ExitCode {
 /// and what it holds.
 fn load_network(
     source: &NetSource,
-    precision: Precision,
+    choice: PrecisionChoice,
     quiet: bool,
 ) -> Result<std::sync::Arc<tengen::nn::Network>, tengen::nn::ModelError> {
     let start = std::time::Instant::now();
     let before = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
     let mut net = source.load()?;
+    let precision = choice.resolve();
     net.set_precision(precision);
     if !quiet {
         let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
@@ -487,9 +489,14 @@ fn load_network(
             after,
             after - before
         );
-        if precision != Precision::Fp32 {
+        if precision != Precision::Fp32 || choice == PrecisionChoice::Auto {
             tengen::log_line!(
-                "tengen: precision: {}",
+                "tengen: precision{}: {}",
+                if choice == PrecisionChoice::Auto {
+                    " (auto)"
+                } else {
+                    ""
+                },
                 precision.describe_on(net.has_transformer())
             );
         }

@@ -30,7 +30,7 @@ pub mod settings;
 
 use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
-use crate::nn::{Evaluator, NetEval, Network, Precision, KATAGO_GTP_POLICY_OPTIMISM};
+use crate::nn::{Evaluator, NetEval, Network, PrecisionChoice, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
 use crate::search::root_choices::RootChoices;
 use crate::search::{MctsEngine, QueryOptions, SearchConfig, MAX_THREADS};
@@ -294,14 +294,20 @@ pub fn run(options: &Options) -> Result<(), String> {
 }
 
 /// Loads a net to run in `precision`, saying on stderr what it is.
-fn load(path: &std::path::Path, precision: Precision) -> Result<Arc<Network>, String> {
+fn load(path: &std::path::Path, choice: PrecisionChoice) -> Result<Arc<Network>, String> {
     let start = std::time::Instant::now();
     let mut net = Network::load(path).map_err(|e| e.to_string())?;
+    let precision = choice.resolve();
     net.set_precision(precision);
     crate::log_line!(
-        "tengen analysis: loaded {} (model version {}, {}) in {:.2} s",
+        "tengen analysis: loaded {} (model version {}, {}{}) in {:.2} s",
         net.name(),
         net.version(),
+        if choice == PrecisionChoice::Auto {
+            "auto: "
+        } else {
+            ""
+        },
         precision.describe_on(net.has_transformer()),
         start.elapsed().as_secs_f64()
     );

@@ -13,7 +13,7 @@ use crate::go::board::Color;
 pub use crate::katago_values::SettingError;
 use crate::katago_values::{boolean, integer, number, MAX_TIME};
 use crate::nn::metadata::SgfMetadata;
-use crate::nn::Precision;
+use crate::nn::PrecisionChoice;
 
 pub use crate::katago_values::MAX_VISITS;
 
@@ -290,7 +290,7 @@ pub struct EngineSettings {
     pub default_rules: Option<String>,
     /// `precision`: the arithmetic of the net's large products, as
     /// `--precision` (a tengen extension; default fp32).
-    pub precision: Precision,
+    pub precision: PrecisionChoice,
     /// The defaults of every query's search.
     pub search: SearchSettings,
     /// Keys of the configuration tengen does not use, in order.
@@ -308,7 +308,7 @@ impl Default for EngineSettings {
             analysis_pv_len: 15,
             warn_unused_fields: true,
             default_rules: None,
-            precision: Precision::Fp32,
+            precision: PrecisionChoice::default(),
             search: SearchSettings::default(),
             unused: Vec::new(),
             overrides_file: String::new(),
@@ -353,10 +353,10 @@ impl EngineSettings {
                     true
                 }
                 "precision" => {
-                    s.precision = Precision::parse(value.trim()).ok_or_else(|| {
+                    s.precision = PrecisionChoice::parse(value.trim()).ok_or_else(|| {
                         SettingError::in_file(format!(
                             "Key 'precision' must be one of {}, not '{value}'",
-                            Precision::NAMES
+                            PrecisionChoice::NAMES
                         ))
                     })?;
                     true
@@ -417,11 +417,18 @@ mod tests {
             EngineSettings::from_config(&config(&[("precision", v)]), "test.cfg")
                 .map(|s| (s.precision, s.unused.is_empty()))
         };
-        assert_eq!(read("bf16"), Ok((Precision::Bf16, true)));
-        assert_eq!(read(" INT8 "), Ok((Precision::Int8, true)));
-        assert_eq!(read("auto"), Ok((Precision::parse("auto").unwrap(), true)));
+        use crate::nn::Precision;
+        assert_eq!(
+            read("bf16"),
+            Ok((PrecisionChoice::Kind(Precision::Bf16), true))
+        );
+        assert_eq!(
+            read(" INT8 "),
+            Ok((PrecisionChoice::Kind(Precision::Int8), true))
+        );
+        assert_eq!(read("auto"), Ok((PrecisionChoice::Auto, true)));
         let default = EngineSettings::from_config(&config(&[]), "test.cfg").unwrap();
-        assert_eq!(default.precision, Precision::Fp32);
+        assert_eq!(default.precision, PrecisionChoice::Kind(Precision::Fp32));
     }
 
     #[test]

@@ -58,5 +58,5 @@ pub use forward::{
 };
 pub use model::{ModelDesc, ModelError, NUM_META_FEATURES};
 pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
-pub use precision::Precision;
+pub use precision::{Precision, PrecisionChoice};
 pub use source::NetSource;

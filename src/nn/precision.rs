@@ -15,11 +15,9 @@
 //!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
 //!   but it misses the accuracy bounds.
 //!
-//! `auto` picks the fastest kind that meets the accuracy bounds of issue 25, runs natively on
-//! this CPU and loses no strength at equal visits: fp32 for now. bf16 runs natively on
-//! AVX512-BF16 and meets the bounds counting near-ties, but at equal visits against fp32 on
-//! 19×19 it won 41% of 83 games from the empty board and 16 of 27 from varied openings
-//! (`docs/matches/2026-11-27b/`): not yet the ≥ 45% over ≥ 30 games the issue asks of one match.
+//! `auto` ([`PrecisionChoice::Auto`], resolved by [`auto`]) picks the fastest kind that
+//! meets the accuracy bounds of issue 25, loses no strength at equal visits and runs natively
+//! on this CPU: bf16 on AVX512-BF16, fp32 everywhere else.
 
 use super::gemm::{gemm, PackedMatrix};
 use super::gemm_bf16::{self, gemm_bf16, PackedMatrixBf16};
@@ -37,21 +35,6 @@ pub enum Precision {
 }
 
 impl Precision {
-    /// The names [`Precision::parse`] reads, for error messages.
-    pub const NAMES: &'static str = "fp32, bf16, int8 or auto";
-
-    /// The names `--precision` takes: `fp32`, `bf16`, `int8`, and `auto` (the fastest kind
-    /// whose accuracy has been measured good enough and that this CPU runs natively: fp32 for
-    /// now).
-    pub fn parse(name: &str) -> Option<Precision> {
-        match name.to_ascii_lowercase().as_str() {
-            "fp32" | "auto" => Some(Precision::Fp32),
-            "bf16" => Some(Precision::Bf16),
-            "int8" => Some(Precision::Int8),
-            _ => None,
-        }
-    }
-
     /// What runs, for stderr.
     pub fn describe(self) -> String {
         match self {
@@ -87,6 +70,67 @@ impl Precision {
         } else {
             format!("{self} applies to transformer blocks only; this net has none, so fp32")
         }
+    }
+}
+
+/// What `--precision` (and the analysis config's `precision`) asks for: one kind, or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrecisionChoice {
+    /// The fastest kind this CPU runs natively that has met the accuracy bounds and played
+    /// fp32 evenly at equal visits on such a net (see [`auto`]).
+    Auto,
+    Kind(Precision),
+}
+
+impl Default for PrecisionChoice {
+    fn default() -> Self {
+        PrecisionChoice::Kind(Precision::Fp32)
+    }
+}
+
+impl PrecisionChoice {
+    /// The names [`PrecisionChoice::parse`] reads, for error messages.
+    pub const NAMES: &'static str = "fp32, bf16, int8 or auto";
+
+    /// `fp32`, `bf16`, `int8` or `auto`, in any case.
+    pub fn parse(name: &str) -> Option<PrecisionChoice> {
+        match name.to_ascii_lowercase().as_str() {
+            "auto" => Some(PrecisionChoice::Auto),
+            "fp32" => Some(PrecisionChoice::Kind(Precision::Fp32)),
+            "bf16" => Some(PrecisionChoice::Kind(Precision::Bf16)),
+            "int8" => Some(PrecisionChoice::Kind(Precision::Int8)),
+            _ => None,
+        }
+    }
+
+    /// The kind to run on this CPU.
+    pub fn resolve(self) -> Precision {
+        match self {
+            PrecisionChoice::Kind(kind) => kind,
+            PrecisionChoice::Auto => auto(gemm_bf16::best_isa()),
+        }
+    }
+}
+
+impl fmt::Display for PrecisionChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PrecisionChoice::Auto => f.write_str("auto"),
+            PrecisionChoice::Kind(kind) => kind.fmt(f),
+        }
+    }
+}
+
+/// What `auto` runs, given the CPU's bf16 kernel: bf16 where the CPU has AVX512-BF16 (about
+/// 1.6× fp32's evaluations at batch 1 on every net, within the accuracy bounds on every net
+/// counting near-ties, and at least even with fp32 at equal visits and ahead of it at equal
+/// time: `docs/precision.md`); fp32 elsewhere, where emulated bf16 is slower than fp32. int8
+/// misses the bounds.
+pub fn auto(bf16: gemm_bf16::Isa) -> Precision {
+    if bf16 != gemm_bf16::Isa::Emulated {
+        Precision::Bf16
+    } else {
+        Precision::Fp32
     }
 }
 
@@ -230,11 +274,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn auto_runs_bf16_only_with_a_native_kernel() {
+        assert_eq!(auto(gemm_bf16::Isa::Emulated), Precision::Fp32);
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(auto(gemm_bf16::Isa::Avx512Bf16), Precision::Bf16);
+        let here = PrecisionChoice::Auto.resolve();
+        assert_eq!(here, auto(gemm_bf16::best_isa()));
+        let native = gemm_bf16::best_isa() != gemm_bf16::Isa::Emulated;
+        assert_eq!(here == Precision::Bf16, native);
+    }
+
+    #[test]
     fn names_parse_and_reduced_weights_multiply_close_to_fp32() {
-        assert_eq!(Precision::parse("INT8"), Some(Precision::Int8));
-        assert_eq!(Precision::parse("bf16"), Some(Precision::Bf16));
-        assert_eq!(Precision::parse("auto"), Some(Precision::Fp32));
-        assert_eq!(Precision::parse("fp16"), None);
+        let parse = PrecisionChoice::parse;
+        assert_eq!(parse("INT8"), Some(PrecisionChoice::Kind(Precision::Int8)));
+        assert_eq!(parse("bf16"), Some(PrecisionChoice::Kind(Precision::Bf16)));
+        assert_eq!(parse("Auto"), Some(PrecisionChoice::Auto));
+        assert_eq!(parse("fp16"), None);
+        for kind in [Precision::Fp32, Precision::Bf16, Precision::Int8] {
+            let choice = PrecisionChoice::Kind(kind);
+            assert_eq!(parse(&choice.to_string()), Some(choice));
+            assert_eq!(choice.resolve(), kind, "a kind asked for is run");
+        }
         let (m, k, n) = (9, 40, 24);
         let b: Vec<f32> = (0..k * n)
             .map(|i| ((i * 7) % 13) as f32 * 0.1 - 0.6)

@@ -6,12 +6,12 @@
 //!
 //! The bounds a precision must meet before `--precision auto` may choose it: top move unchanged
 //! in ≥ 98% of answers, value within 0.01, lead within 0.3 points past 0.5% of the lead's
-//! size (see [`lead_error`]). bf16 meets them
-//! on every net when a change of top move between near-ties is allowed, and the test requires
-//! that; `auto` runs it where the CPU has AVX512-BF16 (after matches against fp32 at equal
-//! visits and at equal time, `docs/precision.md`), and the test requires that what `auto` runs
-//! is what its rule names and meets the bounds so counted. int8 does not meet them, so `auto` must
-//! not choose it; int8 is held to loose bounds that only a broken kernel would break.
+//! size (see [`lead_error`]). bf16 meets them on every net when a change of top move between
+//! near-ties is allowed, and the test requires that; `auto` runs it where the CPU has
+//! AVX512-BF16 (after matches against fp32 at equal visits and at equal time,
+//! `docs/precision.md`), and the test requires that what `auto` runs is what its rule names and
+//! meets the bounds so counted. int8 does not meet them, so `auto` must not choose it; int8 is
+//! held to loose bounds that only a broken kernel would break.
 
 mod common;
 #[path = "common/raw_nn.rs"]

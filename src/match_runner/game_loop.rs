@@ -132,8 +132,8 @@ pub fn play_game(
             .collect();
         game.setup(&setup, Some(Color::White));
     }
-    let mut opening_failed = match opening {
-        Some(opening) => play_opening(
+    let mut opening_failed = opening.and_then(|opening| {
+        play_opening(
             opening,
             &mut game,
             black,
@@ -141,9 +141,8 @@ pub fn play_game(
             &mut referee,
             timeout,
             &mut notes,
-        ),
-        None => None,
-    };
+        )
+    });
 
     let mut clock = spec.settings.clock.map(Clock::new);
     let ending = loop {
@@ -418,7 +417,6 @@ fn same_score(text: &str, ours: GameResult) -> bool {
     margin.is_some_and(|m| (m - ours.0).abs() < 1e-9)
 }
 
-/// The record of a game that ended without counting.
 /// Plays `opening`'s moves into `game` and tells both engines and the referee;
 /// `None` when all went through, else how the game ended (an engine that
 /// refuses a move forfeits).
@@ -469,6 +467,7 @@ fn tell_referee(
     }
 }
 
+/// The record of a game that ended without counting.
 fn finish(game: Game, ending: Ending) -> GameRecord {
     let (verdict, result) = match &ending {
         Ending::Resignation(c) => (Verdict::Winner(c.opp()), format!("{}+R", c.opp().letter())),

@@ -491,13 +491,8 @@ fn load_network(
         );
         if precision != Precision::Fp32 || choice == PrecisionChoice::Auto {
             tengen::log_line!(
-                "tengen: precision{}: {}",
-                if choice == PrecisionChoice::Auto {
-                    " (auto)"
-                } else {
-                    ""
-                },
-                precision.describe_on(net.has_transformer())
+                "tengen: precision: {}",
+                choice.describe_on(net.has_transformer())
             );
         }
     }

@@ -300,15 +300,10 @@ fn load(path: &std::path::Path, choice: PrecisionChoice) -> Result<Arc<Network>,
     let precision = choice.resolve();
     net.set_precision(precision);
     crate::log_line!(
-        "tengen analysis: loaded {} (model version {}, {}{}) in {:.2} s",
+        "tengen analysis: loaded {} (model version {}, {}) in {:.2} s",
         net.name(),
         net.version(),
-        if choice == PrecisionChoice::Auto {
-            "auto: "
-        } else {
-            ""
-        },
-        precision.describe_on(net.has_transformer()),
+        choice.describe_on(net.has_transformer()),
         start.elapsed().as_secs_f64()
     );
     Ok(Arc::new(net))

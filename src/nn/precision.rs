@@ -110,6 +110,17 @@ impl PrecisionChoice {
             PrecisionChoice::Auto => auto(gemm_bf16::best_isa()),
         }
     }
+
+    /// What runs for this choice on a net with or without transformer blocks, for a load
+    /// message on stderr: the resolved kind's description, marked `auto: ` when the CPU
+    /// chose it.
+    pub fn describe_on(self, net_has_transformer: bool) -> String {
+        let kind = self.resolve().describe_on(net_has_transformer);
+        match self {
+            PrecisionChoice::Auto => format!("auto: {kind}"),
+            PrecisionChoice::Kind(_) => kind,
+        }
+    }
 }
 
 impl fmt::Display for PrecisionChoice {
@@ -282,6 +293,25 @@ mod tests {
         assert_eq!(here, auto(gemm_bf16::best_isa()));
         let native = gemm_bf16::best_isa() != gemm_bf16::Isa::Emulated;
         assert_eq!(here == Precision::Bf16, native);
+    }
+
+    #[test]
+    fn a_load_message_marks_what_auto_chose() {
+        for transformer in [false, true] {
+            let chosen = PrecisionChoice::Auto.resolve().describe_on(transformer);
+            let auto = PrecisionChoice::Auto.describe_on(transformer);
+            assert_eq!(auto, format!("auto: {chosen}"));
+            let int8 = PrecisionChoice::Kind(Precision::Int8);
+            assert_eq!(
+                int8.describe_on(transformer),
+                Precision::Int8.describe_on(transformer)
+            );
+        }
+        assert_ne!(
+            Precision::Int8.describe_on(false),
+            Precision::Int8.describe_on(true),
+            "int8 says when a net has no blocks for it"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod common;
 use common::Engine;
 use tengen::go::board::{Geometry, Move};
 use tengen::search::classical::playout::PlayoutRng;
-use tengen::search::levels::{moves_considered, pick, plays_top_move, Level};
+use tengen::search::levels::{moves_considered, pick, plays_top_move, search_chooses, Level};
 
 /// KaTrain's `get_n_moves`, written out as its description reads: N board
 /// points, L legal moves with a positive policy, ℓ = L/N.
@@ -130,23 +130,27 @@ fn the_pick_is_the_best_of_n_moves_drawn_uniformly() {
     let mut counts = vec![0u64; l];
     for _ in 0..draws {
         let mut p = base.clone();
-        let mv = pick(kyu, 81, &mut p, &mut rng);
-        let rank = (0..l).find(|&i| base[i].0 == mv).expect("a board move");
-        counts[rank] += 1;
+        counts[rank_of(&base, pick(kyu, 81, &mut p, &[], &mut rng))] += 1;
     }
-    // Chi-square over the cells expected to hold at least 5 draws.
+    assert_drawn_as_expected(&expected, &counts);
+}
+
+/// A seeded chi-square test of `counts` (draws per rank) against the
+/// `expected` probabilities, over the cells expected to hold at least 5
+/// draws; the rest must stay near their expectation.
+fn assert_drawn_as_expected(expected: &[f64], counts: &[u64]) {
+    let draws: u64 = counts.iter().sum();
     let mut chi2 = 0.0;
     let mut cells = 0;
-    for r in 0..l {
-        let e = expected[r] * draws as f64;
+    for (r, (&p, &count)) in expected.iter().zip(counts).enumerate() {
+        let e = p * draws as f64;
         if e >= 5.0 {
-            chi2 += (counts[r] as f64 - e).powi(2) / e;
+            chi2 += (count as f64 - e).powi(2) / e;
             cells += 1;
         } else {
             assert!(
-                counts[r] as f64 <= 5.0 * e.max(1.0) + 10.0,
-                "rank {r}: {} draws",
-                counts[r]
+                count as f64 <= 5.0 * e.max(1.0) + 10.0,
+                "rank {r}: {count} draws"
             );
         }
     }
@@ -160,14 +164,90 @@ fn the_pick_is_the_best_of_n_moves_drawn_uniformly() {
     );
 }
 
+/// The rank (in `base`'s order) of the move `mv`.
+fn rank_of(base: &[(Move, f32)], mv: Move) -> usize {
+    base.iter()
+        .position(|m| m.0 == mv)
+        .expect("a move of the policy")
+}
+
+#[test]
+fn at_a_dan_rank_the_search_chooses_among_the_moves_drawn() {
+    // 2 dan on 9x9, 40 board moves; the search visited the policy's ranks 6
+    // (most), 2 and 11. The first of 6, 2, 11 that is drawn is played; when
+    // none is, the likeliest move drawn. With S the n-subset drawn:
+    // P(6 in S) = C(L-1, n-1) / C(L, n), P(6 out, 2 in) = C(L-2, n-1) / C(L, n),
+    // P(6, 2 out, 11 in) = C(L-3, n-1) / C(L, n), and the j-th of the other
+    // ranks is the likeliest drawn with C(L-4-j, n-1) / C(L, n).
+    let l = 40;
+    let kyu = -1.0;
+    assert!(search_chooses(kyu) && !search_chooses(1.0));
+    let base = policy(l, 0.93, 0.0);
+    let n = moves_considered(kyu, 81, l);
+    assert!(n > 1 && n < l - 3, "n = {n}");
+    let searched = [6, 2, 11];
+    let visits: Vec<(Move, u64)> = searched
+        .iter()
+        .zip([90, 40, 10])
+        .map(|(&r, v)| (base[r].0, v))
+        .collect();
+    let all = choose(l, n);
+    let mut expected = vec![0.0; l];
+    for (i, &r) in searched.iter().enumerate() {
+        expected[r] = choose(l - 1 - i, n - 1) / all;
+    }
+    let others = (0..l).filter(|r| !searched.contains(r));
+    for (j, r) in others.enumerate() {
+        expected[r] = choose(l - 4 - j, n - 1) / all;
+    }
+    assert!((expected.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    let mut rng = PlayoutRng::new(11);
+    let mut counts = vec![0u64; l];
+    for _ in 0..200_000 {
+        let mut p = base.clone();
+        counts[rank_of(&base, pick(kyu, 81, &mut p, &visits, &mut rng))] += 1;
+    }
+    assert_drawn_as_expected(&expected, &counts);
+
+    // Where the position leaves no real choice, the search's most visited
+    // move is played (the policy's top at a kyu rank).
+    let clear = policy(300, 0.05, 0.0001);
+    let visits = [(clear[3].0, 50), (clear[0].0, 20)];
+    for _ in 0..100 {
+        assert_eq!(
+            pick(kyu, 361, &mut clear.clone(), &visits, &mut rng),
+            clear[3].0
+        );
+        assert_eq!(
+            pick(5.0, 361, &mut clear.clone(), &visits, &mut rng),
+            clear[0].0
+        );
+    }
+}
+
+#[test]
+fn a_kyu_rank_ignores_the_search() {
+    let base = policy(200, 0.98, 0.001);
+    let visits: Vec<(Move, u64)> = (0..200).map(|r| (base[r].0, 200 - r as u64)).collect();
+    let (mut a, mut b) = (PlayoutRng::new(5), PlayoutRng::new(5));
+    for kyu in [1.0, 5.0, 20.0] {
+        for _ in 0..1000 {
+            assert_eq!(
+                pick(kyu, 361, &mut base.clone(), &[], &mut a),
+                pick(kyu, 361, &mut base.clone(), &visits, &mut b)
+            );
+        }
+    }
+}
+
 #[test]
 fn a_pass_only_policy_passes_and_pass_never_wins_the_draw() {
     let mut rng = PlayoutRng::new(1);
     let mut only_pass = vec![(Move::Pass, 1.0)];
-    assert_eq!(pick(10.0, 361, &mut only_pass, &mut rng), Move::Pass);
+    assert_eq!(pick(10.0, 361, &mut only_pass, &[], &mut rng), Move::Pass);
     for _ in 0..1000 {
         let mut p = policy(200, 0.98, 0.001);
-        assert_ne!(pick(20.0, 361, &mut p, &mut rng), Move::Pass);
+        assert_ne!(pick(20.0, 361, &mut p, &[], &mut rng), Move::Pass);
     }
 }
 

@@ -7,8 +7,10 @@
 //! is played; `n` grows with the rank and with the share of the board still
 //! open ([`moves_considered`]). The policy's top move is played instead when
 //! the position leaves no real choice ([`plays_top_move`]), or when the draw's
-//! best is less likely than passing. The search still decides passing,
-//! resigning and the clean-up; a level only replaces the board move it chose.
+//! best is less likely than passing. At the dan ranks the search, not the
+//! policy, chooses among the `n` ([`search_chooses`]): the policy alone is
+//! no stronger than the net. The search still decides passing, resigning
+//! and the clean-up; a level only replaces the board move it chose.
 
 use crate::go::board::Move;
 use crate::search::classical::playout::PlayoutRng;
@@ -103,50 +105,95 @@ pub fn plays_top_move(kyu: f64, points: usize, legal: usize, sorted: &[(Move, f3
         || p(0) + p(1) > 0.85 + (0.02 * (kyu - 8.0)).max(0.0)
 }
 
+/// Whether the search, rather than the policy, chooses among the moves a
+/// rank considers: the dan ranks. KaTrain's pick is no stronger than the
+/// net's raw policy, which a small net reaches at about the amateur 1 dan
+/// of its fit; above it the levels would crowd under that ceiling.
+pub fn search_chooses(kyu: f64) -> bool {
+    kyu <= 0.0
+}
+
 /// The move a player of rank `kyu` plays, given the net's policy over the
 /// legal moves (`policy`, pass included; sorted in place, likeliest first)
-/// on a board of `points` points. A board move, unless passing is the
-/// policy's only choice.
-pub fn pick(kyu: f64, points: usize, policy: &mut [(Move, f32)], rng: &mut PlayoutRng) -> Move {
+/// on a board of `points` points, and the search's visits to the root's
+/// moves (`visits`; read at the dan ranks only, see [`search_chooses`]).
+/// A board move, unless passing is the policy's only choice.
+///
+/// `n` of the board moves are drawn ([`moves_considered`]); at a kyu rank
+/// the policy's likeliest of them is played, at a dan rank the search's most
+/// visited (the policy's likeliest when it visited none). The top move, the
+/// policy's or at a dan rank the search's most visited, is played outright
+/// when [`plays_top_move`] says so, or when the policy's choice is less
+/// likely than passing.
+pub fn pick(
+    kyu: f64,
+    points: usize,
+    policy: &mut [(Move, f32)],
+    visits: &[(Move, u64)],
+    rng: &mut PlayoutRng,
+) -> Move {
     policy.sort_by(|a, b| b.1.total_cmp(&a.1));
     let pass_prob = policy
         .iter()
         .find(|&&(m, _)| m == Move::Pass)
         .map_or(0.0, |&(_, p)| p);
-    let board_moves = policy
-        .iter()
-        .filter(|&&(m, p)| m != Move::Pass && p > 0.0)
-        .count();
-    let top_board = policy
+    let candidates = || policy.iter().filter(|&&(m, p)| m != Move::Pass && p > 0.0);
+    let board_moves = candidates().count();
+    let searched = search_chooses(kyu);
+    let visits_of = |mv: Move| {
+        visits
+            .iter()
+            .find(|&&(m, _)| m == mv)
+            .map_or(0, |&(_, v)| v)
+    };
+    let top_by_policy = policy
         .iter()
         .find(|&&(m, _)| m != Move::Pass)
         .map(|&(m, _)| m);
-    let Some(top_board) = top_board else {
+    let Some(top_by_policy) = top_by_policy else {
         return Move::Pass;
     };
+    let top = if searched {
+        candidates()
+            .map(|&(m, _)| m)
+            .filter(|&m| visits_of(m) > 0)
+            .max_by_key(|&m| visits_of(m))
+            .unwrap_or(top_by_policy)
+    } else {
+        top_by_policy
+    };
     if plays_top_move(kyu, points, board_moves, policy) {
-        return top_board;
+        return top;
     }
     let n = moves_considered(kyu, points, board_moves).min(board_moves);
-    // The best of n distinct moves drawn uniformly is the smallest of n
-    // distinct ranks among the sorted board moves. Selection sampling
-    // (Knuth's algorithm S) takes each rank in turn with probability
-    // (ranks wanted) / (ranks left); the first it takes is the smallest.
-    let mut best = 0;
-    for (rank, left) in (1..=board_moves).rev().enumerate() {
-        if rng.below(left) < n {
-            best = rank;
+    // The n moves are a uniform n-subset of the board moves, taken in the
+    // policy's order by selection sampling (Knuth's algorithm S: each in turn
+    // with probability (moves wanted) / (moves left)). The policy's likeliest
+    // of them is the first taken; the search's most visited needs them all.
+    let mut wanted = n;
+    let mut first: Option<(Move, f32)> = None;
+    let mut most_visited: Option<(Move, u64)> = None;
+    for (&(mv, p), left) in candidates().zip((1..=board_moves).rev()) {
+        if wanted == 0 {
             break;
         }
+        if rng.below(left) >= wanted {
+            continue;
+        }
+        wanted -= 1;
+        first.get_or_insert((mv, p));
+        if !searched {
+            break;
+        }
+        let v = visits_of(mv);
+        if v > 0 && most_visited.is_none_or(|(_, best)| v > best) {
+            most_visited = Some((mv, v));
+        }
     }
-    let chosen = policy
-        .iter()
-        .filter(|&&(m, p)| m != Move::Pass && p > 0.0)
-        .nth(best)
-        .copied();
-    match chosen {
-        Some((m, p)) if p >= pass_prob => m,
-        _ => top_board,
+    match (most_visited, first) {
+        (Some((mv, _)), _) => mv,
+        (None, Some((mv, p))) if p >= pass_prob => mv,
+        _ => top,
     }
 }
 

@@ -972,7 +972,8 @@ impl MctsEngine {
             return decision;
         }
         let points = game.board().geometry().area();
-        let mv = levels::pick(kyu, points, &mut policy, &mut self.level_rng);
+        let visits: Vec<(Move, u64)> = report.moves.iter().map(|m| (m.mv, m.visits)).collect();
+        let mv = levels::pick(kyu, points, &mut policy, &visits, &mut self.level_rng);
         if admitted(mv) {
             Decision::Play(mv)
         } else {

@@ -1,6 +1,6 @@
 #!/bin/bash
-# A level (tengen --level L, the built-in net, 200 visits a move: the level picks from the policy,
-# the search only decides passes and resignation) against GNU Go 3.8 level 10, 19x19, 2 s a move.
+# A level (tengen --level L, the built-in net, 200 visits a move: a kyu level picks from the policy, a dan level
+# lets the search choose among the moves it draws; the search decides passes and resignation) against GNU Go 3.8 level 10, 19x19, 2 s a move.
 # Usage: [HANDICAP=N] level-gnugo.sh LEVEL GAMES BINARY; with HANDICAP the level takes Black and N stones in every
 # game (--fixed-colors; the komi 0.5), for the levels far below GNU Go. SEED=S seeds the level: a run continuing a
 # cell needs a seed of its own, or it may replay the games of the run before it

@@ -157,7 +157,8 @@ struct EngineArgs {
     human_model: Option<std::path::PathBuf>,
     /// How strong `genmove` plays: max (full strength), 20k … 1k, 1d … 9d.
     /// Below max the move comes from the net's policy as KaTrain's
-    /// calibrated-rank bot picks it; the search still decides passing and
+    /// calibrated-rank bot picks it (at the dan ranks the search chooses
+    /// among the moves it draws); the search still decides passing and
     /// resigning. Also `tengen-set-level RANK` at run time.
     #[arg(long, value_name = "RANK", default_value = "max",
           value_parser = |s: &str| s.parse::<Level>())]

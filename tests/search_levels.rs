@@ -223,6 +223,12 @@ fn at_a_dan_rank_the_search_chooses_among_the_moves_drawn() {
             clear[0].0
         );
     }
+    // Equally visited, the policy's likelier is played.
+    let tied = [(clear[3].0, 50), (clear[2].0, 50), (clear[0].0, 20)];
+    assert_eq!(
+        pick(kyu, 361, &mut clear.clone(), &tied, &mut rng),
+        clear[2].0
+    );
 }
 
 #[test]

@@ -121,7 +121,8 @@ pub fn search_chooses(kyu: f64) -> bool {
 ///
 /// `n` of the board moves are drawn ([`moves_considered`]); at a kyu rank
 /// the policy's likeliest of them is played, at a dan rank the search's most
-/// visited (the policy's likeliest when it visited none). The top move, the
+/// visited (the policy's likeliest when it visited none; the policy breaks
+/// ties between equally visited moves). The top move, the
 /// policy's or at a dan rank the search's most visited, is played outright
 /// when [`plays_top_move`] says so, or when the policy's choice is less
 /// likely than passing.
@@ -153,17 +154,16 @@ pub fn pick(
     let Some(top_by_policy) = top_by_policy else {
         return Move::Pass;
     };
-    let top = if searched {
+    let top = || {
+        if !searched {
+            return top_by_policy;
+        }
         candidates()
-            .map(|&(m, _)| m)
-            .filter(|&m| visits_of(m) > 0)
-            .max_by_key(|&m| visits_of(m))
-            .unwrap_or(top_by_policy)
-    } else {
-        top_by_policy
+            .fold(None, |best, &(m, _)| more_visited(best, m, visits_of(m)))
+            .map_or(top_by_policy, |(m, _)| m)
     };
     if plays_top_move(kyu, points, board_moves, policy) {
-        return top;
+        return top();
     }
     let n = moves_considered(kyu, points, board_moves).min(board_moves);
     // The n moves are a uniform n-subset of the board moves, taken in the
@@ -185,15 +185,23 @@ pub fn pick(
         if !searched {
             break;
         }
-        let v = visits_of(mv);
-        if v > 0 && most_visited.is_none_or(|(_, best)| v > best) {
-            most_visited = Some((mv, v));
-        }
+        most_visited = more_visited(most_visited, mv, visits_of(mv));
     }
     match (most_visited, first) {
         (Some((mv, _)), _) => mv,
         (None, Some((mv, p))) if p >= pass_prob => mv,
-        _ => top,
+        _ => top(),
+    }
+}
+
+/// `best`, or `mv` with its `visits` if the search visited it, and more
+/// than `best`: taken over moves in the policy's order, the policy breaks
+/// ties.
+fn more_visited(best: Option<(Move, u64)>, mv: Move, visits: u64) -> Option<(Move, u64)> {
+    if visits > 0 && best.is_none_or(|(_, most)| visits > most) {
+        Some((mv, visits))
+    } else {
+        best
     }
 }
 

@@ -1,20 +1,28 @@
 //! Eight-bit matrix product for `--precision int8`: `C (m x n) = A (m x k) * B (k x n) [+ C]`
 //! with `B` quantized once at load (symmetric, one scale per column) and `A` quantized per call
 //! (symmetric, one scale per row). Products are summed exactly in 32-bit integers; the result is
-//! `sum * a_scale[i] * b_scale[j]`.
+//! `sum * a_scale[i] * b_scale[j]`. Every kernel gives the same integers, so the same floats.
 //!
-//! On AVX2 CPUs without VNNI the kernel multiplies with `vpmaddubsw` (unsigned by signed bytes,
-//! pairs summed into 16 bits) and `vpmaddwd` (pairs of those into 32 bits): 32 multiply-adds per
-//! two multiplier instructions, where an fp32 FMA does 8. `vpmaddubsw` wants one unsigned side:
-//! the kernel feeds it `|a|` and `b` with `a`'s sign (`vpsignb`). Both sides stay within ±127, so
-//! a pair sums to at most 2 * 127 * 127 = 32258 and the 16-bit sums never saturate: the AVX2
-//! kernel and the portable one give the same integers.
+//! Four kernels, chosen at run time ([`best_isa`]):
+//! - **AVX512-VNNI** (Zen 4 and later, Intel since Ice Lake): `vpdpbusd` sums four unsigned by
+//!   signed byte products into each of 16 lanes, 64 multiply-adds per instruction where an fp32
+//!   FMA does 16. Its unsigned side is `A` offset by 128 (the sign bit flipped when the row is
+//!   quantized); the offset's share, `128 * sum_t B(t, j)`, is taken off each column's sums.
+//! - **AVX-VNNI** (Intel since Alder Lake, Zen 5): `vpdpbusd` on 256-bit registers, fed as the AVX2
+//!   kernel feeds its multiplier.
+//! - **AVX2**: `vpmaddubsw` (unsigned by signed bytes, pairs summed into 16 bits) and `vpmaddwd`
+//!   (pairs of those into 32 bits): 32 multiply-adds per two multiplier instructions, where an fp32
+//!   FMA does 8. `vpmaddubsw` wants one unsigned side: the kernel feeds it `|a|` and `b` with `a`'s
+//!   sign (`vpsignb`). Both sides stay within ±127, so a pair sums to at most 2 * 127 * 127 = 32258
+//!   and the 16-bit sums never saturate.
+//! - **Portable** Rust, the twin of the others in the tests.
 //!
 //! `B` is packed in panels of 16 columns, each a run of `k/4` blocks of 16 columns x 4 rows
-//! (64 bytes: a column's four consecutive rows side by side), as the kernel loads them.
+//! (64 bytes: a column's four consecutive rows side by side), as the kernels load them.
 
 use super::gemm::check_shapes;
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
 /// Columns per panel.
 const PANEL: usize = 16;
@@ -32,6 +40,8 @@ pub struct PackedMatrixI8 {
     k_padded: usize,
     data: Vec<i8>,
     scale: Vec<f32>,
+    /// Each column's sum of its quantized values (the VNNI kernel's offset correction).
+    col_sum: Vec<i32>,
 }
 
 impl PackedMatrixI8 {
@@ -47,12 +57,14 @@ impl PackedMatrixI8 {
             })
             .collect();
         let mut data = vec![0i8; panels * k_padded * PANEL];
+        let mut col_sum = vec![0i32; n];
         for col in 0..n {
             let (p, j) = (col / PANEL, col % PANEL);
             for row in 0..k {
                 let (quad, t) = (row / QUAD, row % QUAD);
-                data[((p * (k_padded / QUAD) + quad) * PANEL + j) * QUAD + t] =
-                    quantize(b[row * n + col], scale[col]);
+                let q = quantize(b[row * n + col], scale[col]);
+                data[((p * (k_padded / QUAD) + quad) * PANEL + j) * QUAD + t] = q;
+                col_sum[col] += i32::from(q);
             }
         }
         PackedMatrixI8 {
@@ -61,6 +73,7 @@ impl PackedMatrixI8 {
             k_padded,
             data,
             scale,
+            col_sum,
         }
     }
 
@@ -113,11 +126,16 @@ impl QuantizedRows {
             let src = &a[i * lda..i * lda + k];
             let dst = &mut self.data[i * k_padded..(i + 1) * k_padded];
             self.scale[i] = match isa {
+                Isa::Portable => quantize_row(src, dst),
+                // SAFETY: every x86 kernel is only chosen (and tested) on a CPU with AVX2.
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `Isa::Avx2` is only chosen (and tested) on a CPU with AVX2.
-                Isa::Avx2 => unsafe { avx2::quantize_row(src, dst) },
-                _ => quantize_row(src, dst),
+                _ => unsafe { avx2::quantize_row(src, dst) },
             };
+            #[cfg(target_arch = "x86_64")]
+            if isa == Isa::Avx512Vnni {
+                // Two's complement with the sign bit flipped is the value plus 128, unsigned.
+                dst.iter_mut().for_each(|v| *v ^= i8::MIN);
+            }
         }
     }
 }
@@ -149,31 +167,79 @@ thread_local! {
     static ROWS: RefCell<QuantizedRows> = RefCell::new(QuantizedRows::default());
 }
 
-/// Kernels.
+/// The kernels [`gemm_i8`] has, slowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isa {
+    /// Plain Rust: any CPU.
     Portable,
+    /// `vpmaddubsw` and `vpmaddwd` on 256-bit registers.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// `vpdpbusd` on 256-bit registers (VEX-encoded).
+    #[cfg(target_arch = "x86_64")]
+    AvxVnni,
+    /// `vpdpbusd` on 512-bit registers.
+    #[cfg(target_arch = "x86_64")]
+    Avx512Vnni,
 }
 
-/// The best int8 kernel this CPU runs.
+impl Isa {
+    /// The kernel's name, for stderr and for tests that skip it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => "AVX2 vpmaddubsw",
+            #[cfg(target_arch = "x86_64")]
+            Isa::AvxVnni => "AVX-VNNI vpdpbusd",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512Vnni => "AVX512-VNNI vpdpbusd",
+        }
+    }
+
+    /// Whether this CPU runs the kernel.
+    pub fn available(self) -> bool {
+        match self {
+            Isa::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Isa::AvxVnni => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("avxvnni")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512Vnni => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vnni")
+            }
+        }
+    }
+}
+
+/// Every kernel, whether or not this CPU runs it (tests skip the missing ones by name).
+pub const ALL_ISAS: &[Isa] = &[
+    Isa::Portable,
+    #[cfg(target_arch = "x86_64")]
+    Isa::Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Isa::AvxVnni,
+    #[cfg(target_arch = "x86_64")]
+    Isa::Avx512Vnni,
+];
+
+/// The fastest kernel this CPU runs (detected once).
 pub fn best_isa() -> Isa {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return Isa::Avx2;
-    }
-    Isa::Portable
-}
-
-/// Every int8 kernel this CPU runs (for tests).
-pub fn available_isas() -> Vec<Isa> {
-    let mut isas = vec![Isa::Portable];
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        isas.push(Isa::Avx2);
-    }
-    isas
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        ALL_ISAS
+            .iter()
+            .rev()
+            .copied()
+            .find(|isa| isa.available())
+            .unwrap_or(Isa::Portable)
+    })
 }
 
 /// `C = A * B` (or `C += A * B` when `accumulate`) with `A` quantized per row on the way in.
@@ -202,19 +268,21 @@ pub fn gemm_i8_with(
     if !check_shapes(m, a, lda, b.k, c, b.n) {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx2 {
-        assert!(std::arch::is_x86_feature_detected!("avx2"));
-    }
+    assert!(isa.available(), "the {} kernel on this CPU", isa.name());
     ROWS.with(|rows| {
         let mut rows = rows.borrow_mut();
         rows.fill(m, a, lda, b.k, isa);
+        // SAFETY (the x86 kernels): the CPU has the kernel's instructions (checked above);
+        // `rows` holds `m` rows of `k_padded` bytes, `b` its panels and `c` at least `m * n`
+        // floats (checked above).
         match isa {
             Isa::Portable => portable::run(m, &rows, b, c, accumulate),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: the CPU has AVX2 (checked above); `rows` holds `m` rows of `k_padded`
-            // bytes, `b` its panels and `c` at least `m * n` floats (checked above).
-            Isa::Avx2 => unsafe { avx2::run(m, &rows, b, c, accumulate) },
+            Isa::Avx2 => unsafe { avx2::run_avx2(m, &rows, b, c, accumulate) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::AvxVnni => unsafe { avx2::run_vnni(m, &rows, b, c, accumulate) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512Vnni => unsafe { avx512_vnni::run(m, &rows, b, c, accumulate) },
         }
     });
 }
@@ -273,82 +341,104 @@ mod portable {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    //! The AVX2 kernel and its AVX-VNNI twin: one loop, two multipliers.
     use super::{quantize_scaled, store_row, PackedMatrixI8, QuantizedRows, PANEL, QMAX, QUAD};
     use std::arch::x86_64::*;
 
     /// Rows per micro-tile: 4 rows x 16 columns = 8 accumulators of 8 sums.
     const ROWS: usize = 4;
 
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn run(
-        m: usize,
-        a: &QuantizedRows,
-        b: &PackedMatrixI8,
-        c: &mut [f32],
-        accumulate: bool,
-    ) {
-        let n = b.n;
-        for p in 0..n.div_ceil(PANEL) {
-            let cols = PANEL.min(n - p * PANEL);
-            let mut i = 0;
-            while i < m {
-                let rows = ROWS.min(m - i);
-                let mut sums = [[0i32; PANEL]; ROWS];
-                match rows {
-                    4 => tile::<4>(a, i, b, p, &mut sums),
-                    3 => tile::<3>(a, i, b, p, &mut sums),
-                    2 => tile::<2>(a, i, b, p, &mut sums),
-                    _ => tile::<1>(a, i, b, p, &mut sums),
-                }
-                for (r, row_sums) in sums.iter().enumerate().take(rows) {
-                    store_row(
-                        row_sums,
-                        a.scale[i + r],
-                        &b.scale[p * PANEL..],
-                        &mut c[(i + r) * n + p * PANEL..],
-                        cols,
-                        accumulate,
-                    );
-                }
-                i += rows;
-            }
-        }
-    }
-
+    /// `acc` plus, in each 32-bit lane, the four products of `magnitude`'s unsigned bytes by
+    /// `signed`'s bytes (never saturating: see the module comment).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn tile<const R: usize>(
-        a: &QuantizedRows,
-        i: usize,
-        b: &PackedMatrixI8,
-        p: usize,
-        sums: &mut [[i32; PANEL]; ROWS],
-    ) {
-        let kp = a.k_padded;
-        let panel = b.panel(p).as_ptr();
-        let rows = a.data.as_ptr().add(i * kp);
-        let ones = _mm256_set1_epi16(1);
-        let mut lo = [_mm256_setzero_si256(); R];
-        let mut hi = [_mm256_setzero_si256(); R];
-        for quad in 0..kp / QUAD {
-            let block = panel.add(quad * PANEL * QUAD);
-            let b0 = _mm256_loadu_si256(block as *const __m256i);
-            let b1 = _mm256_loadu_si256(block.add(32) as *const __m256i);
-            for r in 0..R {
-                let four = (rows.add(r * kp + quad * QUAD) as *const i32).read_unaligned();
-                let x = _mm256_set1_epi32(four);
-                let magnitude = _mm256_sign_epi8(x, x);
-                let p0 = _mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(b0, x));
-                let p1 = _mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(b1, x));
-                lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(p0, ones));
-                hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(p1, ones));
-            }
-        }
-        for r in 0..R {
-            _mm256_storeu_si256(sums[r].as_mut_ptr() as *mut __m256i, lo[r]);
-            _mm256_storeu_si256(sums[r].as_mut_ptr().add(8) as *mut __m256i, hi[r]);
-        }
+    unsafe fn madd_avx2(acc: __m256i, magnitude: __m256i, signed: __m256i) -> __m256i {
+        let pairs = _mm256_maddubs_epi16(magnitude, signed);
+        _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))
     }
+
+    /// [`madd_avx2`] in one instruction.
+    #[inline]
+    #[target_feature(enable = "avx2,avxvnni")]
+    unsafe fn madd_vnni(acc: __m256i, magnitude: __m256i, signed: __m256i) -> __m256i {
+        _mm256_dpbusd_avx_epi32(acc, magnitude, signed)
+    }
+
+    /// Defines a kernel `run` and its micro-tile `tile` with the given features and multiplier.
+    macro_rules! kernel {
+        ($run:ident, $tile:ident, $features:literal, $madd:ident) => {
+            #[target_feature(enable = $features)]
+            pub unsafe fn $run(
+                m: usize,
+                a: &QuantizedRows,
+                b: &PackedMatrixI8,
+                c: &mut [f32],
+                accumulate: bool,
+            ) {
+                let n = b.n;
+                for p in 0..n.div_ceil(PANEL) {
+                    let cols = PANEL.min(n - p * PANEL);
+                    let mut i = 0;
+                    while i < m {
+                        let rows = ROWS.min(m - i);
+                        let mut sums = [[0i32; PANEL]; ROWS];
+                        match rows {
+                            4 => $tile::<4>(a, i, b, p, &mut sums),
+                            3 => $tile::<3>(a, i, b, p, &mut sums),
+                            2 => $tile::<2>(a, i, b, p, &mut sums),
+                            _ => $tile::<1>(a, i, b, p, &mut sums),
+                        }
+                        for (r, row_sums) in sums.iter().enumerate().take(rows) {
+                            store_row(
+                                row_sums,
+                                a.scale[i + r],
+                                &b.scale[p * PANEL..],
+                                &mut c[(i + r) * n + p * PANEL..],
+                                cols,
+                                accumulate,
+                            );
+                        }
+                        i += rows;
+                    }
+                }
+            }
+
+            #[inline]
+            #[target_feature(enable = $features)]
+            unsafe fn $tile<const R: usize>(
+                a: &QuantizedRows,
+                i: usize,
+                b: &PackedMatrixI8,
+                p: usize,
+                sums: &mut [[i32; PANEL]; ROWS],
+            ) {
+                let kp = a.k_padded;
+                let panel = b.panel(p).as_ptr();
+                let rows = a.data.as_ptr().add(i * kp);
+                let mut lo = [_mm256_setzero_si256(); R];
+                let mut hi = [_mm256_setzero_si256(); R];
+                for quad in 0..kp / QUAD {
+                    let block = panel.add(quad * PANEL * QUAD);
+                    let b0 = _mm256_loadu_si256(block as *const __m256i);
+                    let b1 = _mm256_loadu_si256(block.add(32) as *const __m256i);
+                    for r in 0..R {
+                        let four = (rows.add(r * kp + quad * QUAD) as *const i32).read_unaligned();
+                        let x = _mm256_set1_epi32(four);
+                        let magnitude = _mm256_sign_epi8(x, x);
+                        lo[r] = $madd(lo[r], magnitude, _mm256_sign_epi8(b0, x));
+                        hi[r] = $madd(hi[r], magnitude, _mm256_sign_epi8(b1, x));
+                    }
+                }
+                for r in 0..R {
+                    _mm256_storeu_si256(sums[r].as_mut_ptr() as *mut __m256i, lo[r]);
+                    _mm256_storeu_si256(sums[r].as_mut_ptr().add(8) as *mut __m256i, hi[r]);
+                }
+            }
+        };
+    }
+
+    kernel!(run_avx2, tile_avx2, "avx2", madd_avx2);
+    kernel!(run_vnni, tile_vnni, "avx2,avxvnni", madd_vnni);
 
     /// [`super::quantize_row`] in AVX2, byte for byte (`cvtps` rounds to nearest, ties to
     /// even).
@@ -402,6 +492,120 @@ mod avx2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512_vnni {
+    //! `vpdpbusd` on 512-bit registers: a 64-byte block of `B` is one register, and a tile is up
+    //! to 8 rows by two panels (16 accumulators). `A`'s bytes arrive offset by 128 (unsigned).
+    use super::{PackedMatrixI8, QuantizedRows, PANEL, QUAD};
+    use std::arch::x86_64::*;
+
+    /// Rows per micro-tile.
+    const ROWS: usize = 8;
+
+    #[target_feature(enable = "avx512f,avx512vnni")]
+    pub unsafe fn run(
+        m: usize,
+        a: &QuantizedRows,
+        b: &PackedMatrixI8,
+        c: &mut [f32],
+        accumulate: bool,
+    ) {
+        let panels = b.n.div_ceil(PANEL);
+        let mut p = 0;
+        while p < panels {
+            let two = p + 1 < panels;
+            let mut i = 0;
+            while i < m {
+                let rows = ROWS.min(m - i);
+                if two {
+                    tile_rows::<2>(rows, a, i, b, p, c, accumulate);
+                } else {
+                    tile_rows::<1>(rows, a, i, b, p, c, accumulate);
+                }
+                i += rows;
+            }
+            p += if two { 2 } else { 1 };
+        }
+    }
+
+    /// One tile of `rows` rows (1 to [`ROWS`]) by `P` panels.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vnni")]
+    unsafe fn tile_rows<const P: usize>(
+        rows: usize,
+        a: &QuantizedRows,
+        i: usize,
+        b: &PackedMatrixI8,
+        p: usize,
+        c: &mut [f32],
+        accumulate: bool,
+    ) {
+        match rows {
+            8 => tile::<8, P>(a, i, b, p, c, accumulate),
+            7 => tile::<7, P>(a, i, b, p, c, accumulate),
+            6 => tile::<6, P>(a, i, b, p, c, accumulate),
+            5 => tile::<5, P>(a, i, b, p, c, accumulate),
+            4 => tile::<4, P>(a, i, b, p, c, accumulate),
+            3 => tile::<3, P>(a, i, b, p, c, accumulate),
+            2 => tile::<2, P>(a, i, b, p, c, accumulate),
+            _ => tile::<1, P>(a, i, b, p, c, accumulate),
+        }
+    }
+
+    /// Rows `i..i + R` by panels `p..p + P`, sums to `c` as [`super::store_row`] writes them
+    /// (`sum * a_scale * b_scale`, in that order, added to `c` when `accumulate`).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vnni")]
+    unsafe fn tile<const R: usize, const P: usize>(
+        a: &QuantizedRows,
+        i: usize,
+        b: &PackedMatrixI8,
+        p: usize,
+        c: &mut [f32],
+        accumulate: bool,
+    ) {
+        let kp = a.k_padded;
+        let panel_len = kp * PANEL;
+        let panel = b.data.as_ptr().add(p * panel_len);
+        let rows = a.data.as_ptr().add(i * kp);
+        let mut acc = [[_mm512_setzero_si512(); P]; R];
+        for quad in 0..kp / QUAD {
+            let mut block = [_mm512_setzero_si512(); P];
+            for (q, block) in block.iter_mut().enumerate() {
+                *block = _mm512_loadu_si512(panel.add(q * panel_len + quad * PANEL * QUAD).cast());
+            }
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let four = (rows.add(r * kp + quad * QUAD) as *const i32).read_unaligned();
+                let x = _mm512_set1_epi32(four);
+                for q in 0..P {
+                    acc[q] = _mm512_dpbusd_epi32(acc[q], x, block[q]);
+                }
+            }
+        }
+        let n = b.n;
+        for q in 0..P {
+            let col = (p + q) * PANEL;
+            let cols = PANEL.min(n - col);
+            let mask: __mmask16 = if cols == PANEL { !0 } else { (1 << cols) - 1 };
+            let offset =
+                _mm512_slli_epi32::<7>(_mm512_maskz_loadu_epi32(mask, b.col_sum.as_ptr().add(col)));
+            let b_scale = _mm512_maskz_loadu_ps(mask, b.scale.as_ptr().add(col));
+            for (r, acc) in acc.iter().enumerate() {
+                let sums = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[q], offset));
+                let scaled =
+                    _mm512_mul_ps(_mm512_mul_ps(sums, _mm512_set1_ps(a.scale[i + r])), b_scale);
+                let dst = c.as_mut_ptr().add((i + r) * n + col);
+                let out = if accumulate {
+                    _mm512_add_ps(_mm512_maskz_loadu_ps(mask, dst), scaled)
+                } else {
+                    scaled
+                };
+                _mm512_mask_storeu_ps(dst, mask, out);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,14 +616,29 @@ mod tests {
             .collect()
     }
 
+    /// The kernels this CPU runs; each one it lacks is named on stderr for `test`.
+    fn kernels_here(test: &str) -> Vec<Isa> {
+        ALL_ISAS
+            .iter()
+            .copied()
+            .filter(|isa| {
+                if !isa.available() {
+                    eprintln!(
+                        "{test}: skipped the {} kernel (not on this CPU)",
+                        isa.name()
+                    );
+                }
+                isa.available()
+            })
+            .collect()
+    }
+
     #[test]
     fn every_kernel_gives_the_same_sums_and_stays_near_the_float_product() {
-        #[cfg(target_arch = "x86_64")]
-        if !available_isas().contains(&Isa::Avx2) {
-            eprintln!(
-                "every_kernel_gives_the_same_sums_and_stays_near_the_float_product: skipped Avx2 (not on this CPU)"
-            );
-        }
+        let kernels =
+            kernels_here("every_kernel_gives_the_same_sums_and_stays_near_the_float_product");
+        // Ragged rows (every tile height of every kernel), panels (one, two, three, odd
+        // widths) and inner sizes (not a multiple of four).
         for &(m, k, n) in &[
             (1, 1, 1),
             (13, 7, 3),
@@ -428,13 +647,16 @@ mod tests {
             (30, 33, 40),
             (7, 96, 17),
             (5, 64, 16),
+            (9, 5, 33),
+            (17, 130, 48),
+            (6, 3, 31),
         ] {
             let lda = k + 3;
             let a = matrix(m * lda, 1);
             let b = matrix(k * n, 2);
             let packed = PackedMatrixI8::new(&b, k, n);
             let mut outputs = Vec::new();
-            for isa in available_isas() {
+            for &isa in &kernels {
                 let mut c = vec![0.5f32; m * n];
                 gemm_i8_with(isa, m, &a, lda, &packed, &mut c, true);
                 let mut fresh = vec![f32::NAN; m * n];

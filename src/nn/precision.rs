@@ -53,11 +53,7 @@ impl Precision {
             ),
             Precision::Int8 => format!(
                 "int8 for the transformer projections ({} kernel), fp32 elsewhere",
-                match gemm_i8::best_isa() {
-                    gemm_i8::Isa::Portable => "portable",
-                    #[cfg(target_arch = "x86_64")]
-                    gemm_i8::Isa::Avx2 => "AVX2 vpmaddubsw",
-                }
+                gemm_i8::best_isa().name()
             ),
         }
     }

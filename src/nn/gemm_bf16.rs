@@ -650,19 +650,7 @@ mod tests {
 
     /// The kernels this CPU runs; each one it lacks is named on stderr for `test`.
     fn kernels_here(test: &str) -> Vec<Isa> {
-        ALL_ISAS
-            .iter()
-            .copied()
-            .filter(|isa| {
-                if !isa.available() {
-                    eprintln!(
-                        "{test}: skipped the {} kernel (not on this CPU)",
-                        isa.name()
-                    );
-                }
-                isa.available()
-            })
-            .collect()
+        crate::nn::kernels_here(test, ALL_ISAS, Isa::name, Isa::available)
     }
 
     /// Checks `c` (m x n) against `start` (when accumulating) plus the f64 product of the

@@ -51,6 +51,29 @@ pub mod winograd;
 #[cfg(test)]
 mod tests;
 
+/// For the kernel tests: the kernels of `all` this CPU runs; each one it lacks is named on
+/// stderr for `test`.
+#[cfg(test)]
+fn kernels_here<T: Copy>(
+    test: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    available: fn(T) -> bool,
+) -> Vec<T> {
+    all.iter()
+        .copied()
+        .filter(|&kernel| {
+            if !available(kernel) {
+                eprintln!(
+                    "{test}: skipped the {} kernel (not on this CPU)",
+                    name(kernel)
+                );
+            }
+            available(kernel)
+        })
+        .collect()
+}
+
 pub use evaluator::{Evaluator, NetBuffer};
 pub use forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,

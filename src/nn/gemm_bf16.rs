@@ -347,35 +347,29 @@ mod avx512_bf16 {
     /// zero-padded when `k` is odd).
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub unsafe fn round_rows(m: usize, a: &[f32], lda: usize, k: usize, out: &mut [u32]) {
+        use super::super::vecmath::avx512::lanes;
         let row_pairs = k.div_ceil(2);
+        // Whole blocks of 32 without masks (AMD runs masked stores slowly), then the ragged
+        // end with them.
+        let body = k - k % 32;
         for i in 0..m {
             let src = a.as_ptr().add(i * lda);
             let dst = out.as_mut_ptr().add(i * row_pairs);
             let mut at = 0;
-            while at < k {
-                let rest = k - at;
-                let lo_mask: __mmask16 = if rest >= 16 {
-                    0xffff
-                } else {
-                    (1u16 << rest) - 1
-                };
-                let hi_count = rest.saturating_sub(16).min(16);
-                let hi_mask: __mmask16 = if hi_count >= 16 {
-                    0xffff
-                } else {
-                    (1u16 << hi_count) - 1
-                };
-                let lo = _mm512_maskz_loadu_ps(lo_mask, src.add(at));
-                let hi = _mm512_maskz_loadu_ps(hi_mask, src.add(at + 16));
+            while at < body {
+                let lo = _mm512_loadu_ps(src.add(at));
+                let hi = _mm512_loadu_ps(src.add(at + 16));
                 let packed: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
-                let words = rest.min(32).div_ceil(2);
-                let store_mask: __mmask16 = if words >= 16 {
-                    0xffff
-                } else {
-                    (1u16 << words) - 1
-                };
-                _mm512_mask_storeu_epi32(dst.add(at / 2) as *mut i32, store_mask, packed);
+                _mm512_storeu_si512(dst.add(at / 2) as *mut __m512i, packed);
                 at += 32;
+            }
+            if at < k {
+                let rest = k - at;
+                let lo = _mm512_maskz_loadu_ps(lanes(rest), src.add(at));
+                let hi = _mm512_maskz_loadu_ps(lanes(rest.saturating_sub(16)), src.add(at + 16));
+                let packed: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
+                let words = lanes(rest.div_ceil(2));
+                _mm512_mask_storeu_epi32(dst.add(at / 2) as *mut i32, words, packed);
             }
         }
     }
@@ -384,42 +378,50 @@ mod avx512_bf16 {
     /// [`round_rows`] lays them out, and the sum of the unrounded exponentials into `sums`.
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub unsafe fn exp_rows(m: usize, s: &[f32], k: usize, out: &mut [u32], sums: &mut [f32]) {
-        use super::super::vecmath::avx512::{exp16, lanes, row_max};
+        use super::super::vecmath::avx512::{exp16_coarse, lanes, row_max};
         let row_pairs = k.div_ceil(2);
+        // Whole blocks of 32 without masks (AMD runs masked loads and stores slowly), then
+        // the ragged end with them.
+        let body = k - k % 32;
         for (i, sum) in sums.iter_mut().enumerate().take(m) {
             let src = s.as_ptr().add(i * k);
             let dst = out.as_mut_ptr().add(i * row_pairs);
             let shift = _mm512_set1_ps(row_max(src, k));
-            let mut sum16 = _mm512_setzero_ps();
+            let (mut sum_lo, mut sum_hi) = (_mm512_setzero_ps(), _mm512_setzero_ps());
             let mut at = 0;
-            while at < k {
+            while at < body {
+                let lo = exp16_coarse(_mm512_sub_ps(_mm512_loadu_ps(src.add(at)), shift));
+                let hi = exp16_coarse(_mm512_sub_ps(_mm512_loadu_ps(src.add(at + 16)), shift));
+                sum_lo = _mm512_add_ps(sum_lo, lo);
+                sum_hi = _mm512_add_ps(sum_hi, hi);
+                let packed: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
+                _mm512_storeu_si512(dst.add(at / 2) as *mut __m512i, packed);
+                at += 32;
+            }
+            if at < k {
                 let rest = k - at;
                 let (lo_mask, hi_mask) = (lanes(rest), lanes(rest.saturating_sub(16)));
                 let lo = _mm512_maskz_mov_ps(
                     lo_mask,
-                    exp16(_mm512_sub_ps(
+                    exp16_coarse(_mm512_sub_ps(
                         _mm512_maskz_loadu_ps(lo_mask, src.add(at)),
                         shift,
                     )),
                 );
                 let hi = _mm512_maskz_mov_ps(
                     hi_mask,
-                    exp16(_mm512_sub_ps(
+                    exp16_coarse(_mm512_sub_ps(
                         _mm512_maskz_loadu_ps(hi_mask, src.add(at + 16)),
                         shift,
                     )),
                 );
-                sum16 = _mm512_add_ps(sum16, _mm512_add_ps(lo, hi));
+                sum_lo = _mm512_add_ps(sum_lo, lo);
+                sum_hi = _mm512_add_ps(sum_hi, hi);
                 let packed: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
-                if rest >= 32 {
-                    _mm512_storeu_si512(dst.add(at / 2) as *mut __m512i, packed);
-                } else {
-                    let words = lanes(rest.div_ceil(2));
-                    _mm512_mask_storeu_epi32(dst.add(at / 2) as *mut i32, words, packed);
-                }
-                at += 32;
+                let words = lanes(rest.div_ceil(2));
+                _mm512_mask_storeu_epi32(dst.add(at / 2) as *mut i32, words, packed);
             }
-            *sum = _mm512_reduce_add_ps(sum16);
+            *sum = _mm512_reduce_add_ps(_mm512_add_ps(sum_lo, sum_hi));
         }
     }
 
@@ -599,6 +601,7 @@ mod tests {
             (4, 31, 33),
             (2, 32, 32),
             (5, 67, 70),
+            (3, 57, 57),
         ] {
             let a: Vec<f32> = (0..m * lda)
                 .map(|i| {

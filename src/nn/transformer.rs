@@ -7,6 +7,8 @@
 //! KataGo masks them out of the norms and the attention's keys, which is the same thing.
 //! Projections are GEMMs against matrices packed at load; the attention's keys and values are
 //! packed per evaluation into buffers that [`TransformerScratch`] keeps, so nothing allocates.
+//! A block takes a batch a chunk of whole boards at a time, so that its intermediate rows (the
+//! feed-forward block's hidden ones above all) stay in cache between its passes.
 
 use super::forward::MAX_BOARD_SIZE;
 use super::layers::{activate_slice, Frame};

@@ -27,7 +27,7 @@ const EXP16_COARSE_MIN: f32 = -80.0;
 /// Its polynomial, lowest power first: the least largest relative error from `e^r` on
 /// `|r| <= ln 2 / 2` (Lawson's iteration on a fine grid, then rounded to f32).
 #[cfg(target_arch = "x86_64")]
-const COARSE: [f32; 5] = [
+const EXP16_COARSE_POLY: [f32; 5] = [
     0.999_999_3,
     0.999_963_4,
     0.500_043_6,
@@ -342,8 +342,9 @@ pub(super) mod avx512 {
         let t = _mm512_fmadd_ps(x, _mm512_set1_ps(LOG2E), _mm512_set1_ps(SHIFTER));
         let k = _mm512_sub_ps(t, _mm512_set1_ps(SHIFTER));
         let r = _mm512_fnmadd_ps(k, _mm512_set1_ps(std::f32::consts::LN_2), x);
-        let mut p = _mm512_set1_ps(COARSE[4]);
-        for c in [COARSE[3], COARSE[2], COARSE[1], COARSE[0]] {
+        let (top, lower) = EXP16_COARSE_POLY.split_last().expect("five coefficients");
+        let mut p = _mm512_set1_ps(*top);
+        for &c in lower.iter().rev() {
             p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
         }
         // t's low bits hold k (two's complement); shifted, they are k in the exponent field.

@@ -364,6 +364,92 @@ pub fn network_search_speed(
     }
 }
 
+/// The search's visits a second at one thread count against a simulated
+/// net of fixed latency ([`crate::search::simulated`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalingRate {
+    pub latency: Duration,
+    pub threads: usize,
+    pub visits_per_sec: f64,
+}
+
+impl ScalingRate {
+    /// `threads / latency`: every thread always waiting on the net.
+    pub fn ideal(&self) -> f64 {
+        self.threads as f64 / self.latency.as_secs_f64().max(1e-9)
+    }
+}
+
+impl std::fmt::Display for ScalingRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "19x19 search, simulated net of {:.1} ms, {:2} thread{}: {:8.1} visits/s, ideal {:8.1}, {:5.1}%",
+            self.latency.as_secs_f64() * 1e3,
+            self.threads,
+            if self.threads == 1 { " " } else { "s" },
+            self.visits_per_sec,
+            self.ideal(),
+            100.0 * self.visits_per_sec / self.ideal()
+        )
+    }
+}
+
+/// Visits per second that reach the net (leaf evaluations) in the search on
+/// `game` with `threads` threads, each
+/// waiting `latency` for every leaf on a net that answers as `net` did on
+/// `game` ([`crate::search::simulated::SimulatedNet`]): the median of
+/// `rounds` searches of `round` each, each on a fresh table.
+pub fn search_scaling(
+    net: &std::sync::Arc<crate::nn::Network>,
+    game: &crate::Game,
+    latency: Duration,
+    threads: usize,
+    rounds: usize,
+    round: Duration,
+) -> ScalingRate {
+    use crate::engine::Limits;
+    use crate::search::simulated::{FixedAnswer, SimulatedNet};
+    use crate::search::{MctsEngine, SearchConfig};
+    let mut eval = crate::nn::NetEval::new();
+    let answered = crate::nn::Evaluator::new(net.clone())
+        .evaluate(game, 0, 0.0, &mut eval)
+        .is_ok();
+    let answer = std::sync::Arc::new(FixedAnswer::new(&eval, game.board()));
+    let mut rates = Vec::new();
+    for r in 0..rounds.max(1) {
+        let config = SearchConfig {
+            tt_mb: 64,
+            seed: r as u64 + 1,
+            ..SearchConfig::default()
+        };
+        let Ok(mut engine) = MctsEngine::try_new(config) else {
+            continue;
+        };
+        if !answered {
+            break;
+        }
+        let mut evaluators: Vec<SimulatedNet> = (0..threads.max(1))
+            .map(|_| SimulatedNet::new(answer.clone(), latency))
+            .collect();
+        let limits = Limits {
+            playouts: None,
+            time: Some(round),
+        };
+        let start = Instant::now();
+        engine.search_with(game, game.to_move(), limits, &mut evaluators);
+        // Visits that reach the net: those a transposition answers cost no
+        // wait and would flatter the figure.
+        rates.push(engine.last_playouts() as f64 / start.elapsed().as_secs_f64());
+    }
+    rates.sort_by(f64::total_cmp);
+    ScalingRate {
+        latency,
+        threads,
+        visits_per_sec: rates.get(rates.len() / 2).copied().unwrap_or(0.0),
+    }
+}
+
 /// The process's peak and current resident memory in MB, where the system
 /// tells (Linux `/proc/self/status`).
 pub fn memory_mb() -> Option<(f64, f64)> {

@@ -91,6 +91,32 @@ struct EngineArgs {
     #[arg(long, default_value_t = PuctConfig::default().stdev_scale,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     stdev_scale: f32,
+    /// With --model: how much a node's value leans toward its better
+    /// children, 0 to 1 (0 = each child by its visits; KataGo's
+    /// `valueWeightExponent`, 0.25 there; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().value_weight_exponent,
+          allow_negative_numbers = true, value_parser = fraction_f32)]
+    value_weight_exponent: f32,
+    /// With --model: the value gap (KataGo utility) over which a poor child
+    /// with more than twice its policy's share of visits loses most of the
+    /// excess in its node's value (0 = off; KataGo's
+    /// `noisePruneUtilityScale`, 0.15 there; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().noise_prune_scale,
+          allow_negative_numbers = true, value_parser = non_negative)]
+    noise_prune_scale: f32,
+    /// With --model: how much of the error the search has seen in positions
+    /// after the same local exchange corrects a node's own evaluation
+    /// (0 = off, the default; KataGo's `subtreeValueBiasFactor`, 0.45 there;
+    /// for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().subtree_bias_factor,
+          allow_negative_numbers = true, value_parser = fraction_f32)]
+    subtree_bias: f32,
+    /// With --model: PUCT's exploration constant on tengen's 0..1 values
+    /// (KataGo's `cpuctExploration`, 1.0 on its -1..1 utilities; for tuning
+    /// matches).
+    #[arg(long, default_value_t = PuctConfig::default().c_puct,
+          allow_negative_numbers = true, value_parser = non_negative)]
+    cpuct: f32,
     /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
     /// the first move (0 = off; for tuning matches).
     #[arg(long, default_value_t = PriorWeights::default().opening_sense,
@@ -201,6 +227,20 @@ enum Command {
         /// 60, 100 and 140 moves), 1 and 2 threads, batches of 1, 4 and 8.
         #[arg(long, requires = "model")]
         search: bool,
+        /// Instead of speed: how the search scales with threads, past the
+        /// cores at hand. A simulated net answers every leaf as the net
+        /// (--model, else the built-in one) answers a 19x19 middle-game
+        /// position, after sleeping --latency-ms; prints the visits a second
+        /// at 1 to 64 threads against the ideal `threads / latency`.
+        #[arg(long, conflicts_with_all = ["search", "clock"])]
+        scaling: bool,
+        /// With --scaling: the simulated net's latencies in milliseconds.
+        /// Default: about what one evaluation at batch 1 on 19x19 takes one
+        /// core of a 2025 x86-64 server for g170 b6c96, g170e b15c192 and
+        /// b10c384h6nbttflrs.
+        #[arg(long, value_delimiter = ',', default_values_t = [4.0, 16.0, 30.0],
+              value_parser = positive_milliseconds)]
+        latency_ms: Vec<f64>,
         /// Moves per period length for --clock.
         #[arg(long, default_value_t = 10, allow_negative_numbers = true,
               value_parser = clap::value_parser!(u16).range(1..))]
@@ -289,6 +329,15 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
     {
         Some(v) if v > 0.0 => Ok(v),
         _ => Err("must be a positive number of seconds".into()),
+    }
+}
+
+/// A latency such as `--latency-ms`: a positive number of milliseconds, at
+/// most a minute.
+fn positive_milliseconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 60_000.0 => Ok(v),
+        _ => Err("must be a number of milliseconds above 0, at most 60000".into()),
     }
 }
 
@@ -400,6 +449,10 @@ fn gtp(args: EngineArgs) -> ExitCode {
         root_policy_optimism: args.root_policy_optimism,
         puct: PuctConfig {
             stdev_scale: args.stdev_scale,
+            value_weight_exponent: args.value_weight_exponent,
+            noise_prune_scale: args.noise_prune_scale,
+            subtree_bias_factor: args.subtree_bias,
+            c_puct: args.cpuct,
             ..PuctConfig::default()
         },
         priors: PriorWeights {
@@ -500,6 +553,53 @@ fn load_network(
     Ok(std::sync::Arc::new(net))
 }
 
+/// `tengen bench --scaling`: visits a second at 1 to 64 threads against a
+/// simulated net of each latency.
+fn scaling_bench(
+    model: Option<std::path::PathBuf>,
+    precision: PrecisionChoice,
+    latencies_ms: &[f64],
+    rounds: u16,
+    seconds: f64,
+) -> ExitCode {
+    let net = match model {
+        Some(path) => {
+            load_network(&NetSource::Flag(path), precision, false).map_err(|e| e.to_string())
+        }
+        None => tengen::nn::builtin::network()
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.to_string()),
+    };
+    let net = match net {
+        Ok(net) => net,
+        Err(e) => {
+            tengen::log_line!("tengen bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let positions = tengen::bench::middle_game_positions(&net, &[60]);
+    let Some(game) = positions.first() else {
+        tengen::log_line!("tengen bench: the net could not play a position to search");
+        return ExitCode::FAILURE;
+    };
+    let round = tengen::time::duration(seconds.max(0.01));
+    for &ms in latencies_ms {
+        let latency = std::time::Duration::from_secs_f64(ms / 1e3);
+        for threads in [1, 2, 4, 8, 16, 32, 64] {
+            let rate = tengen::bench::search_scaling(
+                &net,
+                game,
+                latency,
+                threads,
+                usize::from(rounds),
+                round,
+            );
+            println!("{rate}");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 /// `tengen bench --clock`: seconds per move under byo-yomi periods of 1, 2, 5
 /// and 30 s, this binary driven over GTP (the classical engine, as the
 /// figures in the README were measured).
@@ -530,6 +630,15 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             clock: true, moves, ..
         }) => clock_bench(usize::from(moves)),
+        Some(Command::Bench {
+            scaling: true,
+            model,
+            precision,
+            latency_ms,
+            rounds,
+            seconds,
+            ..
+        }) => scaling_bench(model, precision, &latency_ms, rounds, seconds),
         Some(Command::Bench {
             model: Some(path),
             rounds,

@@ -414,10 +414,11 @@ fn the_network_resigns_on_few_visits() {
     }
 }
 
-/// A slow net at a fast clock may search two visits a move, and the table
+/// A slow net at a fast clock may search three visits a move, and the table
 /// keeps little when the position changes between moves: the visits searched
-/// over the losing streak are the evidence for resigning. Here White fills
-/// its own territory after each of Black's moves, so no position repeats.
+/// over the losing streak are the evidence for resigning (18 over the six
+/// moves here, past the 16 needed). Here White fills its own territory after
+/// each of Black's moves, so no position repeats.
 #[test]
 fn a_slow_search_resigns_on_the_visits_of_its_losing_streak() {
     let Some(net) = common::b6c96() else { return };
@@ -427,7 +428,7 @@ fn a_slow_search_resigns_on_the_visits_of_its_losing_streak() {
     let mut e = MctsEngine::with_network(small(), net).unwrap();
     let mut decisions = Vec::new();
     for &(x, y) in &fills {
-        let (d, _) = genmove(&mut e, &game, Color::Black, &with_playouts(2));
+        let (d, _) = genmove(&mut e, &game, Color::Black, &with_playouts(3));
         decisions.push(d);
         let Decision::Play(mv) = d else { break };
         game.play(Color::Black, mv).unwrap();

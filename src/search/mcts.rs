@@ -16,12 +16,17 @@
 //!
 //! Threads share the [`Tree`] behind a mutex held while descending and while
 //! backing up; the playout runs unlocked. Virtual loss (an in-flight count
-//! per edge, scored as lost playouts) sends concurrent descents apart.
+//! per edge, scored as lost playouts) sends concurrent descents apart. Each
+//! descent first claims a simulation from the search's budget, and no more
+//! descents are on their way at once than the root's visits allow
+//! ([`Tree::may_descend`]): a visit limit holds exactly, and a short search
+//! on many threads concentrates its visits as one thread would.
 
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::key::{KeyMode, KeyState};
 use super::ownership::OwnershipMap;
 use super::puct;
+use super::subtree_bias::{self, BiasTable};
 use super::tt::{Edge, Outcome, Table, NO_SLOT, PASS};
 use super::SearchConfig;
 use crate::go::board::{Board, Color, Move, Point, CELLS};
@@ -29,6 +34,7 @@ use crate::go::game::Game;
 use crate::go::rules::KoRule;
 use crate::search::classical::playout::default_max_moves;
 use crate::search::classical::priors::Prior;
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// The state threads share.
 pub struct Tree {
@@ -44,6 +50,50 @@ pub struct Tree {
     pub expand_after: u32,
     /// Times the arena was pruned in this search.
     pub prunes: u32,
+    /// The subtree-bias buckets of this search.
+    pub biases: BiasTable,
+    /// Descents on their way (descended, not yet backed up) in this search.
+    pub in_flight: u32,
+    /// Simulations this search may run, those on their way included
+    /// (`u64::MAX`: no visit limit). Every thread claims one before it
+    /// descends, so a visit limit holds exactly at any thread count.
+    pub budget: u64,
+    /// Threads waiting for room to descend ([`Worker::wait_for_room`]).
+    pub waiting: u32,
+}
+
+/// How fast the number of descents on their way may grow with the root's
+/// visits: one more for every this many. A descent under virtual loss
+/// cannot see the results of those on their way, so while the tree is
+/// small they go one after another and spread only as it grows (24 visits
+/// at 8 threads reach at most 6 at once), where a fixed width would spread
+/// a short search's visits thinly over many moves.
+pub const VISITS_PER_EXTRA_DESCENT: u32 = 4;
+
+impl Tree {
+    /// Whether one more simulation may start now: the budget has room, and
+    /// fewer descents are on their way than the root's visits allow (one
+    /// until the root has edges; see [`VISITS_PER_EXTRA_DESCENT`]).
+    pub fn may_descend(&self, root_key: u64) -> bool {
+        if self.simulations + u64::from(self.in_flight) >= self.budget {
+            return false;
+        }
+        let width = match self
+            .table
+            .find(root_key, NO_SLOT)
+            .map(|s| self.table.node(s))
+        {
+            Some(node) if node.is_expanded() => 1 + node.visits() / VISITS_PER_EXTRA_DESCENT,
+            _ => 1,
+        };
+        self.in_flight < width
+    }
+
+    /// Whether the budget is spent: every simulation it allows has been
+    /// claimed (some may still be on their way).
+    pub fn budget_claimed(&self) -> bool {
+        self.simulations + u64::from(self.in_flight) >= self.budget
+    }
 }
 
 impl Tree {
@@ -59,6 +109,10 @@ impl Tree {
             simulations: 0,
             expand_after: 2,
             prunes: 0,
+            biases: BiasTable::new(),
+            in_flight: 0,
+            budget: u64::MAX,
+            waiting: 0,
         })
     }
 }
@@ -141,6 +195,8 @@ struct Step {
     edge: u16,
     point: u16,
     mover: Color,
+    /// The subtree-bias bucket of the position the move makes (0: none).
+    bias_key: u64,
 }
 
 /// How a descent ended.
@@ -222,6 +278,15 @@ pub(super) fn for_mover(black_value: f32, mover: Color) -> f32 {
     }
 }
 
+/// The point of a board play (`None` for a pass).
+#[inline]
+fn as_point(mv: Move) -> Option<Point> {
+    match mv {
+        Move::Play(p) => Some(p),
+        Move::Pass => None,
+    }
+}
+
 #[inline]
 pub(super) fn point_move(point: u16) -> Move {
     if point == PASS {
@@ -231,7 +296,7 @@ pub(super) fn point_move(point: u16) -> Move {
     }
 }
 
-fn lock_tree(tree: &std::sync::Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
+fn lock_tree(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
     match tree.lock() {
         Ok(t) => t,
         Err(poisoned) => poisoned.into_inner(),
@@ -270,49 +335,76 @@ impl Worker {
     }
 
     /// Runs one batch of simulations with `workers` (one per slot of
-    /// `eval`; just the first while the root has no edges, since every
-    /// descent would stop there); returns the number of simulations.
+    /// `eval`), as many as [`Tree::may_descend`] lets start; wakes the
+    /// threads waiting on `wake` once they are backed up. Returns the number
+    /// of simulations (0: none may start now).
     pub fn simulate_batch<E: LeafEvaluator>(
         workers: &mut [Worker],
-        tree: &std::sync::Mutex<Tree>,
+        tree: &Mutex<Tree>,
+        wake: &Condvar,
         root: &Root,
         cfg: &SearchConfig,
         eval: &mut E,
     ) -> usize {
-        let root_expanded = {
-            let t = lock_tree(tree);
-            t.table
-                .find(root.key, NO_SLOT)
-                .is_some_and(|s| t.table.node(s).is_expanded())
-        };
-        let n = if root_expanded { workers.len() } else { 1 };
-        let n = n.min(workers.len());
-        let workers = &mut workers[..n];
+        let mut n = 0;
         for (slot, w) in workers.iter_mut().enumerate() {
-            w.descend_and_submit(tree, root, cfg, eval, slot);
+            if !w.descend_and_submit(tree, root, cfg, eval, slot) {
+                break;
+            }
+            n += 1;
+        }
+        if n == 0 {
+            return 0;
         }
         eval.finish(cfg);
-        for (slot, w) in workers.iter_mut().enumerate() {
-            w.back_up(tree, root, cfg, eval, slot);
+        let mut waiting = false;
+        for (slot, w) in workers[..n].iter_mut().enumerate() {
+            waiting |= w.back_up(tree, root, cfg, eval, slot);
         }
-        workers.len()
+        if waiting {
+            wake.notify_all();
+        }
+        n
     }
 
-    /// The first half of a simulation: descends (virtual loss marks the
-    /// path) and hands the leaf to `eval` under `slot`. Returns whether
-    /// there was a leaf to evaluate.
+    /// Waits on `wake` (a little while at most) for a descent on its way to
+    /// be backed up, when none may start now; returns at once when one may,
+    /// or when the budget is spent.
+    pub fn wait_for_room(tree: &Mutex<Tree>, wake: &Condvar, root: &Root) {
+        let mut t = lock_tree(tree);
+        if t.may_descend(root.key) || t.budget_claimed() || t.in_flight == 0 {
+            return;
+        }
+        t.waiting += 1;
+        let (mut t, _) = match wake.wait_timeout(t, std::time::Duration::from_millis(2)) {
+            Ok(woken) => woken,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        t.waiting -= 1;
+    }
+
+    /// The first half of a simulation: claims it ([`Tree::may_descend`]),
+    /// descends (virtual loss marks the path) and hands the leaf to `eval`
+    /// under `slot`. False if no simulation may start now.
     pub fn descend_and_submit<E: LeafEvaluator>(
         &mut self,
-        tree: &std::sync::Mutex<Tree>,
+        tree: &Mutex<Tree>,
         root: &Root,
         cfg: &SearchConfig,
         eval: &mut E,
         slot: usize,
     ) -> bool {
-        let leaf = self.descend(&mut lock_tree(tree), root, cfg, eval);
+        let leaf = {
+            let mut t = lock_tree(tree);
+            if !t.may_descend(root.key) {
+                return false;
+            }
+            t.in_flight += 1;
+            self.descend(&mut t, root, cfg, eval)
+        };
         self.leaf = leaf;
         let Leaf::Evaluate { key, terminal, .. } = leaf else {
-            return false;
+            return true;
         };
         let to_move = match self.path.last() {
             Some(s) => s.mover.opp(),
@@ -333,25 +425,32 @@ impl Worker {
     }
 
     /// The second half: backs `slot`'s result (after `eval.finish`) up the
-    /// path of the last descent.
+    /// path of the last descent. Returns whether a thread is waiting for
+    /// room ([`Worker::wait_for_room`]) and must be woken.
     pub fn back_up<E: LeafEvaluator>(
         &mut self,
-        tree: &std::sync::Mutex<Tree>,
+        tree: &Mutex<Tree>,
         root: &Root,
         cfg: &SearchConfig,
         eval: &E,
         slot: usize,
-    ) {
+    ) -> bool {
         let rave_search = eval.selection() == Selection::Rave;
         let leaf = self.leaf;
-        self.backup(
-            &mut lock_tree(tree),
-            root,
-            cfg,
-            leaf,
-            eval.result(slot),
-            rave_search,
-        );
+        let result = eval.result(slot);
+        // A judged leaf's edges are made before the lock is taken.
+        let edges_built = matches!(leaf, Leaf::Evaluate { .. })
+            && result.has_priors
+            && result.kind != LeafKind::PlayedOut;
+        if edges_built {
+            let color = self.path.last().map_or(root.color, |st| st.mover.opp());
+            let keys = self.leaf_keys;
+            self.build_edges(color, &keys, root, &result.priors, result.pass_prior);
+        }
+        let mut t = lock_tree(tree);
+        t.in_flight = t.in_flight.saturating_sub(1);
+        self.backup(&mut t, root, cfg, leaf, result, rave_search, edges_built);
+        t.waiting > 0
     }
 
     fn descend<E: LeafEvaluator>(
@@ -378,6 +477,8 @@ impl Worker {
             self.leaf_keys = keys;
             return leaf(None, key, false);
         };
+        let subtree_bias =
+            eval.selection() == Selection::Puct && cfg.puct.subtree_bias_factor != 0.0;
         loop {
             self.protect.push(slot);
             self.leaf_keys = keys;
@@ -403,6 +504,15 @@ impl Worker {
             edge.in_flight = edge.in_flight.saturating_add(1);
             let (point, hint, edge_visits) = (edge.point, edge.child_slot, edge.visits);
             let mv = point_move(point);
+            let bias_key = if subtree_bias {
+                let previous = match self.path.last() {
+                    Some(s) => point_move(s.point),
+                    None => root.game.last_turn().map_or(Move::Pass, |t| t.mv),
+                };
+                subtree_bias::bucket_key(&self.board, color, as_point(previous), as_point(mv))
+            } else {
+                0
+            };
             let removed = match mv {
                 Move::Play(p) => {
                     let e = self.board.play(p, color);
@@ -422,6 +532,7 @@ impl Worker {
                 edge: idx as u16,
                 point,
                 mover: color,
+                bias_key,
             });
             self.path_moves.push((mv, color));
             color = color.opp();
@@ -447,6 +558,27 @@ impl Worker {
             slot = child;
             key = child_key;
         }
+    }
+
+    /// The node in `slot`, of subtree-bias bucket `key`, observes its
+    /// children's value against its own evaluations and takes its bucket's
+    /// correction ([`subtree_bias`]).
+    fn observe_bias(t: &mut Tree, slot: u32, key: u64, cfg: &SearchConfig) {
+        let factor = f64::from(cfg.puct.subtree_bias_factor);
+        let node = t.table.node_mut(slot);
+        if key == 0 || factor == 0.0 || node.own_n == 0 || node.child_n == 0 {
+            return;
+        }
+        // A node reached by other move orders keeps the bucket it was first
+        // given: what it put there must come out of the same bucket.
+        if node.bias.key == 0 {
+            node.bias.key = key;
+        }
+        let children = node.child_sum / f64::from(node.child_n);
+        let own = node.own_sum / f64::from(node.own_n);
+        let weight = f64::from(node.child_n).powf(f64::from(cfg.puct.subtree_bias_exponent));
+        let mean = t.biases.observe(&mut node.bias, children - own, weight);
+        node.bias.bias = (factor * mean) as f32;
     }
 
     /// Whether `mover`'s play giving position key `hash` repeats a position of
@@ -495,11 +627,8 @@ impl Worker {
         done
     }
 
-    /// Creates the edges of the leaf in `slot`: the legal moves of `color` on
-    /// the path's board with their `priors` (by point index), and a pass with
-    /// `pass`. When the arena is full, prunes the less visited half of the
-    /// expanded nodes (never the root) and doubles the expansion threshold
-    /// first. False if it still does not fit.
+    /// Creates the edges of the leaf in `slot` ([`Worker::build_edges`],
+    /// then [`Worker::install_edges`]).
     #[allow(clippy::too_many_arguments)]
     fn expand(
         &mut self,
@@ -511,6 +640,22 @@ impl Worker {
         priors: &[Prior],
         pass: Prior,
     ) -> bool {
+        self.build_edges(color, keys, root, priors, pass);
+        self.install_edges(t, slot)
+    }
+
+    /// Makes the edges of a leaf, for [`Worker::install_edges`]: the legal
+    /// moves of `color` on the path's board with their `priors` (by point
+    /// index), and a pass with `pass`. Needs no tree: the network's search
+    /// makes them before it takes the tree's lock.
+    fn build_edges(
+        &mut self,
+        color: Color,
+        keys: &KeyState,
+        root: &Root,
+        priors: &[Prior],
+        pass: Prior,
+    ) {
         let ko = root.game.rules().ko;
         let check_superko = ko != KoRule::Simple && keys.any_capture();
         let at_root = self.path.is_empty();
@@ -538,6 +683,13 @@ impl Worker {
         }
         self.candidates
             .push(Edge::new(PASS, pass.visits, pass.wins));
+    }
+
+    /// Gives the leaf in `slot` the edges [`Worker::build_edges`] made. When
+    /// the arena is full, prunes the less visited half of the expanded nodes
+    /// (never the root) and doubles the expansion threshold first. False if
+    /// they still do not fit.
+    fn install_edges(&mut self, t: &mut Tree, slot: u32) -> bool {
         if !t.table.has_room(self.candidates.len()) {
             if let Some(&root_slot) = self.protect.first() {
                 t.table.prune(root_slot);
@@ -609,7 +761,10 @@ impl Worker {
     }
 
     /// Backs the leaf's result up the path; `rave_search`: keep AMAF
-    /// statistics (UCT + RAVE selection reads them).
+    /// statistics (UCT + RAVE selection reads them); `edges_built`: the
+    /// leaf's edges are made ([`Worker::build_edges`]) and it is expanded
+    /// with them.
+    #[allow(clippy::too_many_arguments)]
     fn backup(
         &mut self,
         t: &mut Tree,
@@ -618,6 +773,7 @@ impl Worker {
         leaf: Leaf,
         result: &LeafEval,
         rave_search: bool,
+        edges_built: bool,
     ) {
         let komi = root.game.effective_komi();
         t.simulations += 1;
@@ -660,19 +816,17 @@ impl Worker {
                         n.own_n += 1;
                         n.own_sum += v;
                         n.record(&counted);
+                        let bias_key = self.path.last().map_or(0, |st| st.bias_key);
+                        if !rave_search && bias_key != 0 && !played_out {
+                            if n.bias.key == 0 {
+                                n.bias.key = bias_key;
+                            }
+                            let mean = t.biases.mean(n.bias.key);
+                            n.bias.bias = (f64::from(cfg.puct.subtree_bias_factor) * mean) as f32;
+                        }
                         let q = n.value();
-                        if result.has_priors && !played_out && !t.table.node(s).is_expanded() {
-                            let color = self.path.last().map_or(root.color, |st| st.mover.opp());
-                            let keys = self.leaf_keys;
-                            self.expand(
-                                t,
-                                s,
-                                color,
-                                &keys,
-                                root,
-                                &result.priors,
-                                result.pass_prior,
-                            );
+                        if edges_built && !t.table.node(s).is_expanded() {
+                            self.install_edges(t, s);
                         }
                         q
                     }
@@ -702,7 +856,8 @@ impl Worker {
         };
         let black_result = outcome as f32;
         let reread = matches!(root.mode, KeyMode::Transpositions { .. });
-        for step in self.path.iter().rev() {
+        let shaping = cfg.value_shaping();
+        for (i, step) in self.path.iter().enumerate().rev() {
             if rave && step.point != PASS {
                 self.first[step.point as usize] = (stamp, step.mover.index() as u8);
             }
@@ -737,7 +892,11 @@ impl Worker {
                     }
                 }
             }
-            t.table.refresh(slot, reread && cfg.transpositions);
+            let shaping = (!rave).then_some((step.mover, &shaping));
+            t.table.refresh(slot, reread && cfg.transpositions, shaping);
+            if !rave && i > 0 {
+                Self::observe_bias(t, slot, self.path[i - 1].bias_key, cfg);
+            }
             q = t.table.node(slot).value();
         }
     }

@@ -10,7 +10,9 @@
 //! - [`classical`]: heuristic priors and playouts, chosen among by UCT + RAVE;
 //! - [`network`]: a KataGo net's policy, value, score and ownership, chosen
 //!   among by [`puct`], cached in [`net_cache`];
-//! - [`ownership`]: ownership maps, dead stones, seki, settled scores.
+//! - [`ownership`]: ownership maps, dead stones, seki, settled scores;
+//! - [`simulated`]: a net's fixed answer after a chosen latency, for
+//!   measuring how the search scales with threads.
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
@@ -41,9 +43,12 @@ pub mod network;
 pub mod ownership;
 pub mod puct;
 pub mod root_choices;
+pub mod simulated;
+pub mod subtree_bias;
 #[cfg(test)]
 mod test_nets;
 pub mod tt;
+pub mod value_weight;
 
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
 use crate::go::board::{Color, Move, Point};
@@ -64,7 +69,7 @@ use ownership::OwnershipMap;
 use puct::PuctConfig;
 use root_choices::RootChoices;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tt::NO_SLOT;
 
@@ -163,6 +168,20 @@ pub struct SearchConfig {
     pub root_policy_optimism: f32,
 }
 
+impl SearchConfig {
+    /// How the network's search weights a node's children in its value
+    /// ([`value_weight`]). Gaps between values are measured in KataGo's
+    /// utility units, in which a whole win against a whole loss is 2: the
+    /// win rate's share of tengen's value is `1 - score_weight`.
+    pub fn value_shaping(&self) -> value_weight::ValueShaping {
+        value_weight::ValueShaping {
+            exponent: f64::from(self.puct.value_weight_exponent),
+            noise_prune_scale: f64::from(self.puct.noise_prune_scale),
+            utility_per_value: 2.0 / (1.0 - self.score_weight).max(0.1),
+        }
+    }
+}
+
 /// The part of [`SearchConfig`] each analysis query sets
 /// ([`MctsEngine::set_query_options`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -206,9 +225,12 @@ impl Default for SearchConfig {
 /// How a search should end.
 #[derive(Clone, Copy, Debug)]
 struct StopRule {
-    playouts: Option<u64>,
+    /// Simulations (visits of the root) this search may run.
+    visits: Option<u64>,
     time: Option<Duration>,
-    /// Stop once the most visited move cannot be overtaken.
+    /// Stop once the most visited move cannot be overtaken in the time
+    /// left (only against a clock: a visit limit is searched to its end,
+    /// since the move is chosen by more than the visits).
     early: bool,
 }
 
@@ -397,7 +419,7 @@ impl MctsEngine {
         progress: &mut dyn FnMut(&Report),
     ) -> Report {
         let rule = StopRule {
-            playouts: limits.playouts,
+            visits: limits.playouts,
             time: limits.time,
             early: false,
         };
@@ -414,6 +436,39 @@ impl MctsEngine {
     pub fn clear_tree(&mut self) {
         lock(&self.tree).table.clear();
         self.final_ownership = None;
+    }
+
+    /// Searches `game` for `color` within `limits` with `evaluators`, one
+    /// per search thread, in place of the engine's own (the configured
+    /// thread count does not apply): for measuring the search itself, as
+    /// with [`simulated::SimulatedNet`].
+    pub fn search_with<E: LeafEvaluator>(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: Limits,
+        evaluators: &mut [E],
+    ) -> Report {
+        let never = AtomicBool::new(false);
+        let search = Search {
+            cfg: &self.config,
+            tree: &self.tree,
+            game,
+            color,
+            rule: StopRule {
+                visits: limits.playouts,
+                time: limits.time,
+                early: false,
+            },
+            stop: &never,
+            interval: Duration::MAX,
+            root_moves: RootMoves {
+                excluded: &[],
+                report_at_end: false,
+            },
+        };
+        self.searches += 1;
+        search.run(self.searches, evaluators, &mut |_| {})
     }
 
     /// Makes sure there are `n` evaluators of the kind that searches `game`.
@@ -550,7 +605,15 @@ impl Search<'_> {
             t.playouts = 0;
             t.simulations = 0;
             t.prunes = 0;
+            t.in_flight = 0;
+            t.biases.new_search();
+            t.budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
             t.expand_after = root.expand_after;
+            // The root's own evaluation is its own now: no correction from
+            // the buckets of the search in which it was a descendant.
+            if let Some(slot) = t.table.find(root.key, NO_SLOT) {
+                t.table.node_mut(slot).bias = subtree_bias::Contribution::default();
+            }
             if t.table.edge_usage() > 0.5 {
                 if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
                     t.table.compact(slot);
@@ -560,15 +623,23 @@ impl Search<'_> {
         let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let exact = first.selection() == evaluate::Selection::Puct;
         let done = AtomicBool::new(false);
+        let wake = Condvar::new();
         let root_ref = &root;
         std::thread::scope(|scope| {
             for (i, eval) in others.iter_mut().enumerate() {
-                let done = &done;
+                let (done, wake) = (&done, &wake);
                 eval.begin_search(root_ref, seed.wrapping_add(i as u64 + 1));
                 let mut workers = Worker::batch(eval.batch_size(), &root_ref.board);
                 scope.spawn(move || {
                     while !done.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
-                        Worker::simulate_batch(&mut workers, tree, root_ref, cfg, eval);
+                        let n =
+                            Worker::simulate_batch(&mut workers, tree, wake, root_ref, cfg, eval);
+                        if n == 0 {
+                            if lock(tree).budget_claimed() {
+                                break;
+                            }
+                            Worker::wait_for_room(tree, wake, root_ref);
+                        }
                     }
                 });
             }
@@ -577,18 +648,30 @@ impl Search<'_> {
             let mut last_report = Instant::now();
             let mut iterations = 0u64;
             let mut batch = workers.len();
+            let mut per_leaf = Duration::ZERO;
             // At least one simulation, so that even an immediate stop has a move.
             loop {
                 let batch_start = Instant::now();
-                let done_now =
-                    Worker::simulate_batch(&mut workers[..batch], tree, root_ref, cfg, first);
-                iterations += done_now as u64;
-                // With a slow net a batch is a sizeable part of a move's time:
-                // the next one holds as many leaves as can end in time (a
-                // full batch that cannot would leave that time unused), and
-                // none is started when not even one leaf can.
-                let per_leaf = batch_start.elapsed() / done_now.max(1) as u32;
-                batch = leaves_in_time(per_leaf, self.rule.time, start.elapsed(), workers.len());
+                let done_now = Worker::simulate_batch(
+                    &mut workers[..batch],
+                    tree,
+                    &wake,
+                    root_ref,
+                    cfg,
+                    first,
+                );
+                if done_now == 0 {
+                    Worker::wait_for_room(tree, &wake, root_ref);
+                } else {
+                    iterations += done_now as u64;
+                    // With a slow net a batch is a sizeable part of a move's
+                    // time: the next one holds as many leaves as can end in
+                    // time (a full batch that cannot would leave that time
+                    // unused), and none is started when not even one leaf can.
+                    per_leaf = batch_start.elapsed() / done_now as u32;
+                    batch =
+                        leaves_in_time(per_leaf, self.rule.time, start.elapsed(), workers.len());
+                }
                 let next_batch = per_leaf * batch as u32;
                 if stop.load(Ordering::Relaxed)
                     || MctsEngine::should_stop(
@@ -604,6 +687,7 @@ impl Search<'_> {
                 }
             }
             done.store(true, Ordering::Relaxed);
+            wake.notify_all();
         });
         let report = MctsEngine::report(&lock(tree), &root, cfg, exact);
         if self.root_moves.report_at_end {
@@ -651,9 +735,7 @@ impl MctsEngine {
     ) -> bool {
         let t = lock(tree);
         let elapsed = start.elapsed();
-        if rule.playouts.is_some_and(|n| t.playouts >= n)
-            || rule.time.is_some_and(|limit| elapsed + next_batch >= limit)
-        {
+        if t.budget_claimed() || rule.time.is_some_and(|limit| elapsed + next_batch >= limit) {
             return true;
         }
         if !rule.early || !iterations.is_multiple_of(32) {
@@ -680,8 +762,8 @@ impl MctsEngine {
             return true;
         }
         let mut remaining = u64::MAX;
-        if let Some(n) = rule.playouts {
-            remaining = n.saturating_sub(t.playouts);
+        if let Some(n) = rule.visits {
+            remaining = n.saturating_sub(t.simulations);
         }
         if let Some(limit) = rule.time {
             let rate = t.simulations as f64 / elapsed.as_secs_f64().max(1e-6);
@@ -726,6 +808,13 @@ impl MctsEngine {
         report.score_stdev = node.score_stdev();
         report.utility = utility(node.value());
         let edges = t.table.edges(slot);
+        if exact_winrates {
+            if let Some(o) = Self::pruned_root_outcome(t, slot, root, cfg) {
+                report.winrate = for_color(o.win);
+                report.score_lead = sign * o.lead;
+                report.score_mean = sign * o.margin;
+            }
+        }
         let prior_total: f64 = edges
             .iter()
             .map(|e| e.prior_w as f64)
@@ -812,6 +901,47 @@ impl MctsEngine {
             .collect();
         report.unvisited.sort_by(|a, b| b.1.total_cmp(&a.1));
         report
+    }
+
+    /// The root's win rate, lead and margin (Black's) as the mean of its
+    /// children's, each weighted by the visits it keeps in hindsight
+    /// ([`puct::retrospective_weights`]), as KataGo reports its root: the
+    /// visits spent exploring poor moves, all poor for the player to move,
+    /// would otherwise pull every root's figures toward the opponent, and
+    /// the lead would swing with the side to move from one position to the
+    /// next. `None` without two visited children to weigh.
+    fn pruned_root_outcome(
+        t: &Tree,
+        slot: u32,
+        root: &Root,
+        cfg: &SearchConfig,
+    ) -> Option<tt::Outcome> {
+        let (node, edges) = (t.table.node(slot), t.table.edges(slot));
+        let mut weights = Vec::with_capacity(edges.len());
+        let allowed = |e: &tt::Edge| root.searches(e.point);
+        puct::retrospective_weights(node, edges, root.color, &cfg.puct, allowed, &mut weights);
+        let (mut sum, mut weight, mut children) = (tt::Outcome::default(), 0.0, 0);
+        for (e, &w) in edges.iter().zip(&weights) {
+            let Some(c) = t.table.find(e.child_key, e.child_slot).filter(|_| w > 0.0) else {
+                continue;
+            };
+            let child = t.table.node(c);
+            if child.score_n == 0 {
+                continue;
+            }
+            let o = child.mean_outcome();
+            sum.win += w * o.win;
+            sum.lead += w * o.lead;
+            sum.margin += w * o.margin;
+            weight += w;
+            children += 1;
+        }
+        (children >= 2 && weight > 0.0).then(|| tt::Outcome {
+            win: sum.win / weight,
+            lead: sum.lead / weight,
+            margin: sum.margin / weight,
+            ..sum
+        })
     }
 
     /// Extends `pv` by following the most visited edges from `slot`, and
@@ -1072,9 +1202,9 @@ impl Engine for MctsEngine {
             None
         });
         let rule = StopRule {
-            playouts,
+            visits: playouts,
             time,
-            early: !(options.use_all_time && time.is_some()),
+            early: time.is_some() && !options.use_all_time,
         };
         let interval = self.config.report_interval;
         let excluded = options.root.map(RootChoices::excluded).unwrap_or_default();
@@ -1104,7 +1234,7 @@ impl Engine for MctsEngine {
         progress: &mut dyn FnMut(&Report),
     ) {
         let rule = StopRule {
-            playouts: None,
+            visits: None,
             time: None,
             early: false,
         };
@@ -1134,7 +1264,7 @@ impl Engine for MctsEngine {
             return settling.dead_stones(board);
         }
         let rule = StopRule {
-            playouts: Some(u64::from(self.config.dead_stone_playouts)),
+            visits: Some(u64::from(self.config.dead_stone_playouts)),
             time: None,
             early: false,
         };
@@ -1205,6 +1335,7 @@ mod tests {
     use super::*;
     use crate::go::board::Geometry;
     use crate::go::rules::{KoRule, Preset};
+    use crate::search::puct::PuctConfig;
 
     #[test]
     fn the_last_batch_holds_the_leaves_that_end_in_time() {
@@ -1320,7 +1451,41 @@ mod tests {
                 .map(|e| e.visits as f64 * e.child_q as f64)
                 .sum();
             assert_eq!(node.child_n, n);
-            assert!((node.child_sum - sum).abs() < 1e-6 * (1.0 + sum));
+            if engine.uses_network() {
+                // The children weighted as [`value_weight`] weighs them for
+                // the player to move here (which the node does not record:
+                // either colour's weighting may be the one).
+                let shaping = engine.config.value_shaping();
+                let shaped = |mover: Color| {
+                    let mut children: Vec<value_weight::Child> = edges
+                        .iter()
+                        .filter(|e| e.visits > 0)
+                        .map(|e| value_weight::Child {
+                            prior: e.prior_w,
+                            value: mcts::for_mover(e.child_q, mover) as f64,
+                            visits: e.visits as f64,
+                            tag: 0,
+                        })
+                        .collect();
+                    let mean = shaping.mean(&mut children);
+                    let black = if mover == Color::Black {
+                        mean
+                    } else {
+                        1.0 - mean
+                    };
+                    n as f64 * black
+                };
+                let close = |want: f64| (node.child_sum - want).abs() < 1e-4 * (1.0 + want);
+                assert!(
+                    close(shaped(Color::Black)) || close(shaped(Color::White)),
+                    "{} vs {} or {}",
+                    node.child_sum,
+                    shaped(Color::Black),
+                    shaped(Color::White)
+                );
+            } else {
+                assert!((node.child_sum - sum).abs() < 1e-6 * (1.0 + sum));
+            }
             assert!((0.0..=1.0).contains(&node.value()));
             for e in edges.iter().filter(|e| e.visits > 0) {
                 assert_eq!(e.in_flight, 0);
@@ -1493,8 +1658,8 @@ mod tests {
     }
 
     /// `analyze_within` (the analysis engine's search): the excluded root
-    /// moves are neither searched nor reported, the visit limit holds (up to
-    /// one batch), `progress` never sees the final report, and each PV
+    /// moves are neither searched nor reported, the visit limit holds
+    /// exactly (a transposition's visit needs no playout), `progress` never sees the final report, and each PV
     /// comes with its visits.
     #[test]
     fn analyze_within_excludes_root_moves_and_keeps_the_last_report() {
@@ -1520,7 +1685,8 @@ mod tests {
             &mut |_| calls += 1,
         );
         assert_eq!(calls, 0, "no interval passed, and the end is not reported");
-        assert!((400..400 + 8).contains(&engine.last_playouts()));
+        assert_eq!(report.visits, 400);
+        assert!((300..=400).contains(&engine.last_playouts()));
         assert!(!report.moves.is_empty());
         for m in &report.moves {
             assert!(!matches!(m.mv, Move::Play(p) if p.x() == 2), "{:?}", m.mv);
@@ -1653,6 +1819,115 @@ mod tests {
             Decision::Play(mv) => mv,
             Decision::Resign => panic!("resigned on an empty board"),
         }
+    }
+
+    /// A visit limit holds exactly at any thread count, and a short search
+    /// on many threads concentrates its visits as one thread does: the
+    /// built-in net on an opening position, 24 visits on 1 and on 8
+    /// threads (KaTrain's bundled config), batches of 4.
+    #[test]
+    fn many_threads_search_exactly_the_visits_asked_and_keep_them_together() {
+        let net = Arc::new(crate::nn::builtin::network().expect("the built-in net loads"));
+        let g = Geometry::new(19).unwrap();
+        let mut game = Game::new(g, Preset::Chinese.rules(), 7.5);
+        for (x, y) in [(3, 3), (15, 15), (15, 3), (3, 15), (9, 2)] {
+            let c = game.to_move();
+            game.play(c, Move::Play(g.point(x, y).unwrap())).unwrap();
+        }
+        let search = |threads: usize, visits: u64| {
+            let config = SearchConfig {
+                tt_mb: 16,
+                threads,
+                batch: 4,
+                ..SearchConfig::default()
+            };
+            let mut engine = MctsEngine::with_network(config, net.clone()).unwrap();
+            let limits = Limits {
+                playouts: Some(visits),
+                time: None,
+            };
+            let stop = AtomicBool::new(false);
+            engine.analyze_within(
+                &game,
+                Color::White,
+                limits,
+                &[],
+                Duration::MAX,
+                &stop,
+                &mut |_| {},
+            )
+        };
+        for threads in [1, 8] {
+            for visits in [1u64, 7, 24] {
+                let report = search(threads, visits);
+                assert_eq!(report.visits, visits, "{threads} threads, {visits} visits");
+                // The root's own evaluation is the one visit no move gets.
+                assert_eq!(root_visits(&report), visits - 1, "{threads} threads");
+            }
+            let report = search(threads, 24);
+            let top = report.moves.iter().map(|m| m.visits).max().unwrap_or(0);
+            assert!(
+                report.moves.len() <= 8 && top >= 8,
+                "{threads} threads: {} moves, top {top}",
+                report.moves.len()
+            );
+            // The first move listed is well visited.
+            assert!(report.moves[0].visits * 10 >= top, "{threads} threads");
+        }
+    }
+
+    /// With subtree bias correction on (KataGo's 0.45), nodes of a network
+    /// search take corrections from their buckets, and the graph's
+    /// invariants and value range still hold.
+    #[test]
+    fn subtree_bias_corrects_nodes_and_keeps_the_graph_sound() {
+        let Some(net) = super::test_nets::b6c96() else {
+            return;
+        };
+        let config = SearchConfig {
+            tt_mb: 64,
+            batch: 1,
+            puct: PuctConfig {
+                subtree_bias_factor: 0.45,
+                ..PuctConfig::default()
+            },
+            ..SearchConfig::default()
+        };
+        let engine = MctsEngine::with_network(config, net).unwrap();
+        let t = {
+            let mut engine = engine;
+            let mut game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
+            let options = GenmoveOptions {
+                limits: Limits {
+                    playouts: Some(300),
+                    time: None,
+                },
+                ..GenmoveOptions::default()
+            };
+            let stop = AtomicBool::new(false);
+            for _ in 0..2 {
+                let color = game.to_move();
+                let (d, _) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
+                let Decision::Play(mv) = d else { break };
+                game.play(color, mv).unwrap();
+            }
+            engine
+        };
+        let tree = lock(&t.tree);
+        let (mut corrected, mut keyed) = (0, 0);
+        for slot in tree.table.occupied() {
+            let node = tree.table.node(slot);
+            assert!((0.0..=1.0).contains(&node.value()));
+            assert!(node.bias.bias.abs() < 0.5, "{:?}", node.bias);
+            keyed += usize::from(node.bias.key != 0);
+            corrected += usize::from(node.bias.bias != 0.0);
+        }
+        assert!(
+            keyed > 50 && corrected > 10,
+            "{keyed} keyed, {corrected} corrected"
+        );
+        drop(tree);
+        check_graph_invariants_of(t, KoRule::Positional, 300);
     }
 
     #[test]

@@ -43,12 +43,23 @@ pub struct PuctConfig {
     pub stdev_scale: f32,
     pub stdev_prior: f32,
     pub stdev_prior_weight: f32,
+    /// How a node's children are weighted in its value
+    /// ([`super::value_weight`]): KataGo's `valueWeightExponent` (0: by
+    /// visits alone) and `noisePruneUtilityScale` (0: no noise pruning).
+    pub value_weight_exponent: f32,
+    pub noise_prune_scale: f32,
+    /// Subtree value bias correction ([`super::subtree_bias`]): KataGo's
+    /// `subtreeValueBiasFactor` (0: off) and
+    /// `subtreeValueBiasWeightExponent`.
+    pub subtree_bias_factor: f32,
+    pub subtree_bias_exponent: f32,
 }
 
 impl Default for PuctConfig {
     fn default() -> Self {
         // KataGo's GTP defaults (1.0, 0.45, 500, 0.2, 0.1; -, 0.4, 2) on
-        // tengen's 0..1 scale; the spread scaling off (KataGo: 0.85).
+        // tengen's 0..1 scale; the spread scaling off (KataGo: 0.85); its
+        // value weighting and noise pruning.
         PuctConfig {
             c_puct: 0.5,
             c_log: 0.225,
@@ -59,6 +70,11 @@ impl Default for PuctConfig {
             stdev_scale: 0.0,
             stdev_prior: 0.2,
             stdev_prior_weight: 2.0,
+            value_weight_exponent: 0.25,
+            noise_prune_scale: 0.15,
+            // KataGo's 0.45 lost at 100 visits against KataGo (docs/search.md).
+            subtree_bias_factor: 0.0,
+            subtree_bias_exponent: 0.85,
         }
     }
 }
@@ -108,11 +124,24 @@ pub fn select(
     let fpu = parent_q - reduction * visited_policy.max(0.0).sqrt();
     let mut best = None;
     let mut best_score = f32::NEG_INFINITY;
+    // Unvisited edges all share the FPU, so the one with the largest prior
+    // (and, among equal priors, the first board play) is the best of them:
+    // past it, an unvisited edge with a smaller prior cannot win.
+    let mut unvisited_prior = f32::NEG_INFINITY;
     for (i, e) in edges.iter().enumerate() {
+        let n = e.visits as f32 + e.in_flight as f32;
+        if n == 0.0
+            && !tempered
+            && (e.prior_w < unvisited_prior || (e.prior_w == unvisited_prior && e.point == PASS))
+        {
+            continue;
+        }
         if !allowed(e) {
             continue;
         }
-        let n = e.visits as f32 + e.in_flight as f32;
+        if n == 0.0 && !tempered {
+            unvisited_prior = e.prior_w;
+        }
         let q = if n > 0.0 {
             e.visits as f32 * for_mover(e.child_q, mover) / n
         } else {
@@ -131,6 +160,57 @@ pub fn select(
         }
     }
     best
+}
+
+/// The weight each root move keeps when the root's figures are reported
+/// (KataGo's pruned root values): the most visited move (counting a little
+/// policy, discounting its latest visit) keeps its visits; any other keeps
+/// at most the visits PUCT would have given it had it known its value from
+/// the start, the `w` with `q + c · P / (1 + w)` equal to the best move's
+/// urgency. Visits spent on a move before it proved poor count no more.
+/// `weights[i]` for `edges[i]` (0 for unvisited or not `allowed`).
+pub fn retrospective_weights(
+    node: &Node,
+    edges: &[Edge],
+    mover: Color,
+    cfg: &PuctConfig,
+    allowed: impl Fn(&Edge) -> bool,
+    weights: &mut Vec<f64>,
+) {
+    weights.clear();
+    weights.extend(
+        edges
+            .iter()
+            .map(|e| if allowed(e) { f64::from(e.visits) } else { 0.0 }),
+    );
+    let goodness = |i: usize| {
+        let n = weights[i];
+        n * (n - 1.0).max(0.0) / n.max(1.0) + 2.0 * f64::from(edges[i].prior_w)
+    };
+    let Some(best) = (0..edges.len())
+        .filter(|&i| weights[i] > 0.0)
+        .max_by(|&a, &b| goodness(a).total_cmp(&goodness(b)))
+    else {
+        return;
+    };
+    let total: f64 = weights.iter().sum();
+    let c = f64::from(cfg.c_puct)
+        + f64::from(cfg.c_log) * ((total + f64::from(cfg.c_base)) / f64::from(cfg.c_base)).ln();
+    let scale = c * (total + 0.01).sqrt() * f64::from(stdev_factor(node, cfg));
+    let q = |e: &Edge| f64::from(for_mover(e.child_q, mover));
+    let urgency =
+        |i: usize| q(&edges[i]) + scale * f64::from(edges[i].prior_w) / (1.0 + weights[i]);
+    let best_urgency = urgency(best);
+    for (i, e) in edges.iter().enumerate() {
+        if i == best || weights[i] <= 0.0 {
+            continue;
+        }
+        let gap = best_urgency - q(e);
+        if gap > 0.0 {
+            let wanted = scale * f64::from(e.prior_w) / gap - 1.0;
+            weights[i] = weights[i].min(wanted.max(0.0).ceil());
+        }
+    }
 }
 
 /// The exploration's factor `s` from the spread of the values below `node`

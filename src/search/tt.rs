@@ -19,6 +19,9 @@
 //! Values are Black's winning probability, so a node means the same thing
 //! whichever path reached it.
 
+use super::subtree_bias::Contribution;
+use super::value_weight::{Child, ValueShaping};
+use crate::go::board::Color;
 use rustc_hash::FxHashSet;
 
 /// Slots per bucket.
@@ -65,6 +68,9 @@ pub struct Node {
     pub edges_len: u16,
     /// Search number of the last search that touched the node.
     pub generation: u16,
+    /// The node's subtree-bias bucket, and the correction it gives the
+    /// node's own evaluations ([`super::subtree_bias`]).
+    pub bias: Contribution,
 }
 
 impl Node {
@@ -75,14 +81,16 @@ impl Node {
     }
 
     /// Q: Black's value, or 0.5 with no visits: the winning probability,
-    /// blended with the margin by [`super::SearchConfig::score_weight`].
+    /// blended with the margin by [`super::SearchConfig::score_weight`];
+    /// the node's own evaluations corrected by its subtree bias.
     #[inline]
     pub fn value(&self) -> f64 {
         let n = self.visits();
         if n == 0 {
             0.5
         } else {
-            (self.own_sum + self.child_sum) / n as f64
+            let own = self.own_sum + self.own_n as f64 * f64::from(self.bias.bias);
+            ((own + self.child_sum) / n as f64).clamp(0.0, 1.0)
         }
     }
 
@@ -167,6 +175,8 @@ impl Node {
     fn fold_children(&mut self) {
         self.own_n += self.child_n;
         self.own_sum += self.child_sum;
+        // Folded children are not the node's own evaluations.
+        self.bias = Contribution::default();
         self.child_n = 0;
         self.child_sum = 0.0;
         self.edges_len = 0;
@@ -240,6 +250,8 @@ pub struct Table {
     edges: Vec<Edge>,
     edge_capacity: usize,
     generation: u16,
+    /// Scratch for [`Table::refresh`]'s child weighting.
+    children: Vec<Child>,
 }
 
 impl Table {
@@ -274,6 +286,7 @@ impl Table {
             edges,
             edge_capacity,
             generation: 1,
+            children: Vec::with_capacity(crate::go::board::CELLS + 1),
         })
     }
 
@@ -383,13 +396,18 @@ impl Table {
     }
 
     /// Recomputes the node's child statistics from its edges, as graph search
-    /// requires: `child_n = Σ edge visits`, `child_sum = Σ edge visits · Q(child)`.
-    /// With `reread`, each visited edge first re-reads its child's current value
-    /// (transpositions may have changed it through another parent).
-    pub fn refresh(&mut self, slot: u32, reread: bool) {
+    /// requires: `child_n = Σ edge visits`, `child_sum = child_n · Q̄`, where
+    /// `Q̄` is the children's mean value (Black's), each weighted by its
+    /// edge's visits, or with `shaping` by the weights
+    /// [`ValueShaping::mean`] gives them for `mover`, the player choosing
+    /// among them. With `reread`, each visited edge first re-reads its
+    /// child's current value (transpositions may have changed it through
+    /// another parent).
+    pub fn refresh(&mut self, slot: u32, reread: bool, shaping: Option<(Color, &ValueShaping)>) {
         let n = self.slots[slot as usize];
         let range = n.edges_start as usize..n.edges_start as usize + n.edges_len as usize;
         let (mut visits, mut sum) = (0u32, 0.0f64);
+        self.children.clear();
         for e in &mut self.edges[range] {
             if e.visits == 0 {
                 continue;
@@ -412,6 +430,26 @@ impl Table {
             }
             visits += e.visits;
             sum += e.visits as f64 * e.child_q as f64;
+            if let Some((mover, _)) = shaping {
+                let q = e.child_q as f64;
+                self.children.push(Child {
+                    prior: e.prior_w,
+                    value: if mover == Color::Black { q } else { 1.0 - q },
+                    visits: e.visits as f64,
+                    tag: 0,
+                });
+            }
+        }
+        if let Some((mover, shaping)) = shaping.filter(|(_, s)| s.is_active()) {
+            if self.children.len() >= 2 {
+                let mean = shaping.mean(&mut self.children);
+                let black_mean = if mover == Color::Black {
+                    mean
+                } else {
+                    1.0 - mean
+                };
+                sum = visits as f64 * black_mean;
+            }
         }
         let n = &mut self.slots[slot as usize];
         n.child_n = visits;
@@ -570,7 +608,7 @@ mod tests {
             e[0].visits = k as u32;
             e[0].child_q = 1.0;
             n.own_n = 1;
-            t.refresh(s, false);
+            t.refresh(s, false, None);
             slots.push(s);
         }
         // Visits 2..=7: the median is 5; the root (least visited) stays.

@@ -18,6 +18,8 @@ mod analysis_fuzz;
 mod analysis_katago;
 #[path = "analysis_katagoanal.rs"]
 mod analysis_katagoanal;
+#[path = "analysis_katrain.rs"]
+mod analysis_katrain;
 #[path = "gtp_analysis.rs"]
 mod gtp_analysis;
 #[path = "gtp_clients.rs"]

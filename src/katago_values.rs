@@ -13,7 +13,7 @@ pub fn model_json(name: &str, net: &crate::nn::Network) -> serde_json::Value {
     serde_json::json!({
         "name": name,
         "internalName": net.name(),
-        "maxBatchSize": crate::search::network::default_batch(net),
+        "maxBatchSize": crate::search::network::DEFAULT_BATCH,
         "usesHumanSLProfile": net.needs_metadata(),
         "version": net.version(),
         "usingFP16": "false",

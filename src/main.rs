@@ -56,9 +56,9 @@ struct EngineArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = positive_seconds)]
     time: Option<f64>,
     /// With a net: leaves each search thread sends to the network in one call
-    /// (1 to 32; larger batches run faster per leaf on some nets, spread by
-    /// virtual loss). Default: 1 for transformer nets (they run no faster in
-    /// batches on a CPU), 4 for the others.
+    /// (1 to 32; default 1). Larger batches run a convolution net faster per
+    /// leaf, but their leaves are chosen under virtual loss: each visit is
+    /// worth less.
     #[arg(long, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u8).range(1..=32))]
     batch: Option<u8>,
@@ -434,15 +434,9 @@ fn gtp(args: EngineArgs) -> ExitCode {
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
         score_weight: args.score_weight,
-        batch: args.batch.map_or_else(
-            || {
-                network.as_deref().map_or(
-                    tengen::search::network::DEFAULT_BATCH,
-                    tengen::search::network::default_batch,
-                )
-            },
-            usize::from,
-        ),
+        batch: args
+            .batch
+            .map_or(tengen::search::network::DEFAULT_BATCH, usize::from),
         rave_equiv: args.rave_equiv,
         exploration: args.exploration,
         policy_optimism: args.policy_optimism,

@@ -245,7 +245,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             tt_mb: (TABLE_MB / workers).max(MIN_TABLE_MB),
             resign_threshold: 0.0,
             human_profile: settings.search.human_profile,
-            batch: crate::search::network::default_batch(&net),
+            batch: crate::search::network::DEFAULT_BATCH,
             ..SearchConfig::default()
         };
         let engine = MctsEngine::with_network_cache(config, net.clone(), cache.clone())?;

@@ -27,11 +27,7 @@ const VISITS: &str = "4";
 const DEADLINE: Duration = Duration::from_secs(300);
 
 fn katagoanal() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("TENGEN_KATAGOANAL") {
-        return Some(PathBuf::from(p));
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/katagoanal-venv/bin/katagoanal");
-    p.exists().then_some(p)
+    common::outside_tool("TENGEN_KATAGOANAL", "target/katagoanal-venv/bin/katagoanal")
 }
 
 /// The number after `label` on one line of `comment`, up to `unit`.

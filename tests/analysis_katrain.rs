@@ -16,7 +16,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -35,17 +35,11 @@ const SEARCH_THREADS: u64 = 8;
 const MAX_MEAN_LEAD_CHANGE: f64 = 0.75;
 const DEADLINE: Duration = Duration::from_secs(600);
 
-fn python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("TENGEN_KATRAIN_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/katrain-venv/bin/python");
-    p.exists().then_some(p)
-}
-
 #[test]
 fn katrains_engine_wrapper_gets_exact_visits_and_a_steady_score_graph_at_8_threads() {
-    let Some(python) = python() else {
+    let Some(python) =
+        common::outside_tool("TENGEN_KATRAIN_PYTHON", "target/katrain-venv/bin/python")
+    else {
         common::skipped(
             "no KaTrain (set TENGEN_KATRAIN_PYTHON, or run .ci/run, which installs katrain 1.20.0 \
              into target/katrain-venv)",

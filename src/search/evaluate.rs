@@ -125,17 +125,20 @@ pub trait LeafEvaluator: Send {
 
     /// Priors for a node the descent expands before evaluating anything
     /// below it (the classical way). Fills `out` (by point index) and returns
-    /// the pass's prior; `None` if priors come only with an evaluation
-    /// (the node is then evaluated as a leaf and expanded with its results).
+    /// the pass's prior; `None` (the default) if priors come only with an
+    /// evaluation (the node is then evaluated as a leaf and expanded with
+    /// its results).
     fn descent_priors(
         &mut self,
-        board: &Board,
-        color: Color,
-        last: Option<Point>,
-        move_number: u32,
-        cfg: &SearchConfig,
-        out: &mut [Prior],
-    ) -> Option<Prior>;
+        _board: &Board,
+        _color: Color,
+        _last: Option<Point>,
+        _move_number: u32,
+        _cfg: &SearchConfig,
+        _out: &mut [Prior],
+    ) -> Option<Prior> {
+        None
+    }
 
     /// Judges the leaf into slot `slot`, at once or at [`LeafEvaluator::finish`].
     fn evaluate(&mut self, slot: usize, leaf: LeafView, cfg: &SearchConfig);

@@ -15,7 +15,7 @@ use super::mcts::{playout_value, Root};
 use super::net_cache::{net_input_key, CachedValue, NetCache};
 use super::puct::net_value;
 use super::SearchConfig;
-use crate::go::board::{Board, Color, Point};
+use crate::go::board::{Board, Color};
 use crate::go::game::Game;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, NetEval, Network};
@@ -330,18 +330,6 @@ impl LeafEvaluator for NetworkLeaves {
         self.rng = PlayoutRng::new(seed);
         self.pending.clear();
         self.duplicates.clear();
-    }
-
-    fn descent_priors(
-        &mut self,
-        _board: &Board,
-        _color: Color,
-        _last: Option<Point>,
-        _move_number: u32,
-        _cfg: &SearchConfig,
-        _out: &mut [Prior],
-    ) -> Option<Prior> {
-        None
     }
 
     fn evaluate(&mut self, slot: usize, leaf: LeafView, cfg: &SearchConfig) {

@@ -8,7 +8,7 @@
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::mcts::Root;
 use super::SearchConfig;
-use crate::go::board::{Board, Color, Point, CELLS};
+use crate::go::board::{Board, Color, CELLS};
 use crate::nn::NetEval;
 use crate::search::classical::priors::Prior;
 use std::sync::Arc;
@@ -94,18 +94,6 @@ impl LeafEvaluator for SimulatedNet {
 
     fn begin_search(&mut self, _root: &Root, _seed: u64) {
         self.pending = false;
-    }
-
-    fn descent_priors(
-        &mut self,
-        _board: &Board,
-        _color: Color,
-        _last: Option<Point>,
-        _move_number: u32,
-        _cfg: &SearchConfig,
-        _out: &mut [Prior],
-    ) -> Option<Prior> {
-        None
     }
 
     fn evaluate(&mut self, slot: usize, leaf: LeafView, cfg: &SearchConfig) {

@@ -319,6 +319,17 @@ pub fn b6c96_path() -> Option<std::path::PathBuf> {
     None
 }
 
+/// An outside client for a test: the path in the environment variable
+/// `var`, else `relative` under the crate (where `.ci/run` installs it) if it
+/// is there.
+pub fn outside_tool(var: &str, relative: &str) -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os(var) {
+        return Some(std::path::PathBuf::from(p));
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    p.exists().then_some(p)
+}
+
 /// The b6c96 net, loaded once per test module; `None` as for [`b6c96_path`].
 pub fn b6c96() -> Option<Arc<tengen::nn::Network>> {
     static NET: std::sync::OnceLock<Arc<tengen::nn::Network>> = std::sync::OnceLock::new();

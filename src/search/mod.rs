@@ -826,20 +826,12 @@ impl MctsEngine {
             .map(|e| {
                 let n = e.visits as f64;
                 let child = t.table.find(e.child_key, e.child_slot);
-                let mut winrate = winrate(e.child_q as f64, child.map(|c| t.table.node(c)));
-                let (mut score, mut lead, stdev) = child.map_or((0.0, 0.0, 0.0), |c| {
+                let winrate = winrate(e.child_q as f64, child.map(|c| t.table.node(c)));
+                let (score, lead, stdev) = child.map_or((0.0, 0.0, 0.0), |c| {
                     let node = t.table.node(c);
                     let lead = node.mean_outcome().lead;
                     (sign * node.score(), sign * lead, node.score_stdev())
                 });
-                if let Some(o) = child
-                    .filter(|_| exact_winrates)
-                    .and_then(|c| Self::pruned_outcome(t, c, color.opp(), cfg))
-                {
-                    winrate = for_color(o.win);
-                    lead = sign * o.lead;
-                    score = sign * o.margin;
-                }
                 let mut pv = vec![mcts::point_move(e.point)];
                 let mut pv_visits = vec![e.visits as u64];
                 if let Some(c) = child {
@@ -912,50 +904,22 @@ impl MctsEngine {
     }
 
     /// The root's win rate, lead and margin (Black's) as the mean of its
-    /// moves' ([`MctsEngine::move_outcome`]), each weighted by the visits it
-    /// keeps in hindsight ([`puct::retrospective_weights`]), as KataGo
-    /// reports its root: the visits spent exploring poor moves, all poor for
-    /// the player to move, would otherwise pull every root's figures toward
-    /// the opponent, and the lead would swing with the side to move from one
-    /// position to the next. `None` without two visited moves to weigh.
+    /// children's, each weighted by the visits it keeps in hindsight
+    /// ([`puct::retrospective_weights`]), as KataGo reports its root: the
+    /// visits spent exploring poor moves, all poor for the player to move,
+    /// would otherwise pull every root's figures toward the opponent, and
+    /// the lead would swing with the side to move from one position to the
+    /// next. `None` without two visited children to weigh.
     fn pruned_root_outcome(
         t: &Tree,
         slot: u32,
         root: &Root,
         cfg: &SearchConfig,
     ) -> Option<tt::Outcome> {
-        Self::weighted_outcome(t, slot, root.color, cfg, &|e| root.searches(e.point), true)
-    }
-
-    /// The figures of the node in `slot` (`mover` to play) as the mean of its
-    /// children's, weighted as [`MctsEngine::pruned_root_outcome`] weighs
-    /// the root's: what a move is reported to be worth, with the poor
-    /// replies the search tried below it counting as little as at the root.
-    /// `None` without two visited children (the node's own mean then).
-    fn pruned_outcome(
-        t: &Tree,
-        slot: u32,
-        mover: Color,
-        cfg: &SearchConfig,
-    ) -> Option<tt::Outcome> {
-        Self::weighted_outcome(t, slot, mover, cfg, &|_| true, false)
-    }
-
-    /// The weighted mean of the children's figures for
-    /// [`MctsEngine::pruned_root_outcome`] (children as `pruned_outcome`
-    /// gives them, when `deeper`) and [`MctsEngine::pruned_outcome`] (their
-    /// plain means).
-    fn weighted_outcome(
-        t: &Tree,
-        slot: u32,
-        mover: Color,
-        cfg: &SearchConfig,
-        allowed: &dyn Fn(&tt::Edge) -> bool,
-        deeper: bool,
-    ) -> Option<tt::Outcome> {
         let (node, edges) = (t.table.node(slot), t.table.edges(slot));
         let mut weights = Vec::with_capacity(edges.len());
-        puct::retrospective_weights(node, edges, mover, &cfg.puct, allowed, &mut weights);
+        let allowed = |e: &tt::Edge| root.searches(e.point);
+        puct::retrospective_weights(node, edges, root.color, &cfg.puct, allowed, &mut weights);
         let (mut sum, mut weight, mut children) = (tt::Outcome::default(), 0.0, 0);
         for (e, &w) in edges.iter().zip(&weights) {
             let Some(c) = t.table.find(e.child_key, e.child_slot).filter(|_| w > 0.0) else {
@@ -965,11 +929,7 @@ impl MctsEngine {
             if child.score_n == 0 {
                 continue;
             }
-            let o = if deeper {
-                Self::pruned_outcome(t, c, mover.opp(), cfg).unwrap_or_else(|| child.mean_outcome())
-            } else {
-                child.mean_outcome()
-            };
+            let o = child.mean_outcome();
             sum.win += w * o.win;
             sum.lead += w * o.lead;
             sum.margin += w * o.margin;

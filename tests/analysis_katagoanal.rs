@@ -123,16 +123,8 @@ fn katagoanal_annotates_a_whole_game_with_tengens_win_rates_and_leads() {
             read("stderr.txt")
         )
     };
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("katagoanal still running after {DEADLINE:?}; {}", logs());
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let Some(status) = common::wait_or_kill(&mut child, start, DEADLINE) else {
+        panic!("katagoanal still running after {DEADLINE:?}; {}", logs());
     };
     let elapsed = start.elapsed();
     assert!(status.success(), "katagoanal failed ({status}); {}", logs());

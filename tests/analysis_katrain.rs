@@ -70,19 +70,11 @@ fn katrains_engine_wrapper_gets_exact_visits_and_a_steady_score_graph_at_8_threa
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
     let read = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap_or_default();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "KaTrain still analysing after {DEADLINE:?}; stderr:\n{}",
-                read("stderr.txt")
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
+    let Some(status) = common::wait_or_kill(&mut child, start, DEADLINE) else {
+        panic!(
+            "KaTrain still analysing after {DEADLINE:?}; stderr:\n{}",
+            read("stderr.txt")
+        );
     };
     let (stdout, stderr) = (read("stdout.txt"), read("stderr.txt"));
     assert!(

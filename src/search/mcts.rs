@@ -75,7 +75,7 @@ impl Tree {
     /// fewer descents are on their way than the root's visits allow (one
     /// until the root has edges; see [`VISITS_PER_EXTRA_DESCENT`]).
     pub fn may_descend(&self, root_key: u64) -> bool {
-        if self.simulations + u64::from(self.in_flight) >= self.budget {
+        if self.budget_claimed() {
             return false;
         }
         let width = match self

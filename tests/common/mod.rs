@@ -330,6 +330,22 @@ pub fn outside_tool(var: &str, relative: &str) -> Option<std::path::PathBuf> {
     p.exists().then_some(p)
 }
 
+/// Waits for `child` to exit; past `deadline` after `start` it is killed and
+/// `None` comes back (the caller fails the test with what it knows).
+pub fn wait_or_kill(child: &mut Child, start: Instant, deadline: Duration) -> Option<ExitStatus> {
+    loop {
+        if let Some(s) = child.try_wait().expect("the child can be waited for") {
+            return Some(s);
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The b6c96 net, loaded once per test module; `None` as for [`b6c96_path`].
 pub fn b6c96() -> Option<Arc<tengen::nn::Network>> {
     static NET: std::sync::OnceLock<Arc<tengen::nn::Network>> = std::sync::OnceLock::new();

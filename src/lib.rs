@@ -40,6 +40,7 @@ pub mod config;
 pub mod engine;
 pub mod go;
 pub mod gtp;
+pub mod input_line;
 pub mod katago_values;
 pub mod log;
 pub mod match_runner;

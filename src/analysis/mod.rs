@@ -30,6 +30,7 @@ pub mod settings;
 
 use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
+use crate::input_line::{read_bounded, LineRead};
 use crate::nn::{Evaluator, NetEval, Network, PrecisionChoice, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
 use crate::search::root_choices::RootChoices;
@@ -313,8 +314,7 @@ fn load(path: &std::path::Path, choice: PrecisionChoice) -> Result<Arc<Network>,
 fn read_requests(input: &mut impl BufRead, shared: &Shared, cx: &Context) {
     let mut line = Vec::new();
     loop {
-        line.clear();
-        match read_line(input, &mut line, MAX_LINE_BYTES) {
+        match read_bounded(input, &mut line, MAX_LINE_BYTES) {
             Ok(LineRead::End) => return,
             Ok(LineRead::TooLong) => {
                 shared.out.line(&serde_json::json!({
@@ -332,61 +332,6 @@ fn read_requests(input: &mut impl BufRead, shared: &Shared, cx: &Context) {
         let text = text.trim();
         if !text.is_empty() {
             shared.handle(text, cx);
-        }
-    }
-}
-
-enum LineRead {
-    Line,
-    TooLong,
-    End,
-}
-
-/// One line (without its `\n`) into `line`, at most `max` bytes kept; a
-/// longer line is consumed whole and reported.
-fn read_line(
-    input: &mut impl BufRead,
-    line: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<LineRead> {
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            return Ok(if !any {
-                LineRead::End
-            } else if too_long {
-                LineRead::TooLong
-            } else {
-                LineRead::Line
-            });
-        }
-        any = true;
-        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if !too_long {
-            if line.len() + chunk.len() > max {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let used = done.unwrap_or(buf.len());
-        input.consume(used);
-        if done.is_some() {
-            return Ok(if too_long {
-                LineRead::TooLong
-            } else {
-                LineRead::Line
-            });
         }
     }
 }
@@ -820,23 +765,6 @@ mod tests {
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn long_lines_are_skipped_whole() {
-        let text = b"short\nthis line is far too long\n\nlast";
-        let mut input = std::io::BufReader::with_capacity(4, &text[..]);
-        let mut line = Vec::new();
-        let mut seen = Vec::new();
-        loop {
-            line.clear();
-            match read_line(&mut input, &mut line, 10).unwrap() {
-                LineRead::End => break,
-                LineRead::TooLong => seen.push("<too long>".to_string()),
-                LineRead::Line => seen.push(String::from_utf8(line.clone()).unwrap()),
-            }
-        }
-        assert_eq!(seen, ["short", "<too long>", "", "last"]);
     }
 
     #[test]

@@ -35,6 +35,7 @@ use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
+use crate::input_line::{read_bounded, LineRead};
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
 use crate::search::levels::Level;
@@ -106,11 +107,18 @@ impl Default for Options {
     }
 }
 
+/// The longest command line read; a longer one is answered with an error
+/// (with its id, if it starts with one) and the session goes on.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
 /// What the reader thread and the workers tell the session.
 enum Event {
     /// One input line, control characters other than HT/LF already dropped,
     /// and when it arrived.
     Line(String, Instant),
+    /// A line longer than [`MAX_LINE_BYTES`]: its start, cleaned up as a
+    /// line is, and when it arrived.
+    TooLong(String, Instant),
     /// End of input.
     Eof,
     /// The worker thread has finished.
@@ -248,20 +256,16 @@ where
 fn read_lines<R: BufRead>(mut input: R, sender: Sender<Event>) {
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => {
+        let event = match read_bounded(&mut input, &mut buf, MAX_LINE_BYTES) {
+            Ok(LineRead::End) | Err(_) => {
                 let _ = sender.send(Event::Eof);
                 return;
             }
-            Ok(_) => {
-                if sender
-                    .send(Event::Line(protocol::strip_controls(&buf), Instant::now()))
-                    .is_err()
-                {
-                    return;
-                }
-            }
+            Ok(LineRead::Line) => Event::Line(protocol::strip_controls(&buf), Instant::now()),
+            Ok(LineRead::TooLong) => Event::TooLong(protocol::strip_controls(&buf), Instant::now()),
+        };
+        if sender.send(event).is_err() {
+            return;
         }
     }
 }
@@ -324,6 +328,16 @@ impl Session {
                         self.execute(&protocol::parse(&line));
                     }
                 }
+                Event::TooLong(start, _) => {
+                    let id = protocol::parse(&protocol::clean(&start)).id;
+                    self.log(&format!(
+                        "ignored an input line longer than {MAX_LINE_BYTES} bytes"
+                    ));
+                    self.write(&protocol::failure(
+                        id.as_deref(),
+                        &format!("line longer than {MAX_LINE_BYTES} bytes"),
+                    ));
+                }
             }
             if std::mem::take(&mut self.ponder_next) && self.options.ponder && !self.quit {
                 self.ponder();
@@ -360,7 +374,14 @@ impl Session {
             Ok(Ok(Reply::Written)) => {}
             Ok(Err(e)) => self.write(&protocol::failure(id, &e.0)),
             Err(_) => {
-                self.log(&format!("internal error in '{}'", cmd.name));
+                // A bug, not bad input: what the search kept may be half
+                // updated, so it is forgotten (the game itself stays).
+                self.engine.clear();
+                self.ponder_next = false;
+                crate::log_line!(
+                    "tengen: internal error in '{}'; the search state was cleared",
+                    cmd.name
+                );
                 self.write(&protocol::failure(id, "internal error"));
             }
         }
@@ -430,6 +451,12 @@ impl Session {
                         }
                         StopOn::CommentLine => pending.push_back(Event::Line(raw, received)),
                     },
+                    Event::TooLong(start, received) => {
+                        if stop_on != StopOn::CommentLine {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        pending.push_back(Event::TooLong(start, received));
+                    }
                     Event::Eof => {
                         // The end of input ends an analysis or a cancellable
                         // search; a genmove still

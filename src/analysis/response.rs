@@ -248,7 +248,27 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
             None
         },
     };
-    serde_json::to_value(out).unwrap_or(Value::Null)
+    object_or_error(&out, &q.id, t.turn)
+}
+
+/// `value` as a JSON object; should it not serialise as one (a bug), an
+/// error object under the query's `id` and turn instead, so that every line
+/// a client reads is an object it can match to its query.
+fn object_or_error(value: &impl Serialize, id: &str, turn: usize) -> Value {
+    match serde_json::to_value(value) {
+        Ok(object @ Value::Object(_)) => object,
+        Ok(other) => internal_error(id, turn, &format!("not an object: {other}")),
+        Err(e) => internal_error(id, turn, &e.to_string()),
+    }
+}
+
+fn internal_error(id: &str, turn: usize, why: &str) -> Value {
+    crate::log_line!("tengen analysis: cannot write the analysis of turn {turn}: {why}");
+    json!({
+        "id": id,
+        "turnNumber": turn,
+        "error": format!("internal error while writing the analysis of turn {turn}"),
+    })
 }
 
 /// Black's ownership (`black_view`) or White's (the negation).
@@ -424,6 +444,28 @@ mod tests {
         assert_eq!(round8(-1_234.567_890_1), -1_234.567_9);
         assert_eq!(round8(f64::NAN), 0.0);
         assert_eq!(round8(f64::INFINITY), 0.0);
+    }
+
+    /// What cannot serialise, or not as an object, still answers its query
+    /// with an object carrying the query's id and turn.
+    #[test]
+    fn every_answer_is_an_object_with_its_id() {
+        struct Unserialisable;
+        impl Serialize for Unserialisable {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                Err(serde::ser::Error::custom("no"))
+            }
+        }
+        for answer in [
+            object_or_error(&Unserialisable, "q7", 3),
+            object_or_error(&f64::NAN, "q7", 3),
+        ] {
+            assert_eq!(answer["id"], "q7", "{answer}");
+            assert_eq!(answer["turnNumber"], 3, "{answer}");
+            assert!(answer["error"].is_string(), "{answer}");
+        }
+        let fine = object_or_error(&json!({"id": "q7", "x": 1}), "q7", 3);
+        assert_eq!(fine, json!({"id": "q7", "x": 1}));
     }
 
     #[test]

@@ -808,3 +808,75 @@ fn kata_set_rule_changes_one_field() {
 fn kata_get_models_without_a_net_is_an_empty_list() {
     assert_eq!(Driven::new().run("kata-get-models"), "= []\n\n");
 }
+
+/// A line longer than [`MAX_LINE_BYTES`] gets an error answer under its id
+/// and is never held whole; the session goes on.
+#[test]
+fn an_overlong_line_gets_an_error_and_the_session_goes_on() {
+    let mut input = String::from("name\n7 ");
+    input.push_str(&"x".repeat(MAX_LINE_BYTES + 10));
+    input.push_str("\n8 name\n");
+    let t = transcript(&input);
+    assert_eq!(
+        t,
+        format!("= tengen\n\n?7 line longer than {MAX_LINE_BYTES} bytes\n\n=8 tengen\n\n")
+    );
+}
+
+/// An engine whose `genmove` panics (a bug), recording what the session
+/// asks of it.
+struct PanickingEngine(Arc<Mutex<Vec<&'static str>>>);
+
+impl Engine for PanickingEngine {
+    fn genmove(
+        &mut self,
+        _: &Game,
+        _: Color,
+        _: &GenmoveOptions,
+        _: &AtomicBool,
+        _: &mut dyn FnMut(&Report),
+    ) -> (Decision, Report) {
+        self.0.lock().unwrap().push("genmove");
+        panic!("a bug in the search");
+    }
+
+    fn analyze(
+        &mut self,
+        _: &Game,
+        _: Color,
+        _: &[crate::go::board::Point],
+        _: Duration,
+        _: &AtomicBool,
+        _: &mut dyn FnMut(&Report),
+    ) {
+    }
+
+    fn dead_stones(&mut self, _: &Game) -> Vec<crate::go::board::Point> {
+        Vec::new()
+    }
+
+    fn clear(&mut self) {
+        self.0.lock().unwrap().push("clear");
+    }
+}
+
+/// A panic inside a command is answered `? internal error`, and what the
+/// search kept is forgotten before the next command.
+#[test]
+fn a_caught_panic_clears_the_search_state() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let out = Shared::default();
+    serve(
+        io::Cursor::new(b"boardsize 5\n1 genmove b\n2 name\n".to_vec()),
+        Box::new(out.clone()),
+        Options::default(),
+        Box::new(PanickingEngine(calls.clone())),
+        Networks::default(),
+    )
+    .unwrap();
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(text, "= \n\n?1 internal error\n\n=2 tengen\n\n");
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(calls.last(), Some(&"clear"), "{calls:?}");
+    assert_eq!(calls.iter().filter(|&&c| c == "genmove").count(), 1);
+}

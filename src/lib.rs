@@ -41,7 +41,7 @@ pub mod engine;
 pub mod go;
 pub mod gtp;
 pub mod input_line;
-pub mod katago_values;
+pub mod katago;
 pub mod log;
 pub mod match_runner;
 pub mod memory;

@@ -180,23 +180,45 @@ fn the_bonus_counts_the_handicap_stones_under_the_rules_in_force() {
     assert_eq!(e.ok("final_score"), "B+80.5", "undo takes the second back");
 }
 
-/// What tengen does not play is refused, not silently changed: the button, a
-/// tax other than the scoring's own, komi inside the rules.
+/// Rules that are no rules are refused and change nothing: komi inside the
+/// rules, an unknown value or key.
 #[test]
-fn kata_set_rules_refuses_what_tengen_does_not_play() {
+fn kata_set_rules_refuses_what_is_no_rules() {
     let mut e = Engine::spawn(&["--quiet"]);
     let before = e.ok("kata-get-rules");
     for bad in [
-        "kata-set-rules {\"hasButton\":true}",
-        "kata-set-rules {\"scoring\":\"AREA\",\"tax\":\"ALL\"}",
-        "kata-set-rules {\"scoring\":\"TERRITORY\",\"tax\":\"NONE\"}",
         "kata-set-rules {\"komi\":7.5}",
         "kata-set-rules {\"whiteHandicapBonus\":\"2\"}",
         "kata-set-rules {\"colour\":\"red\"}",
-        "kata-set-rules stone-scoring",
-        "kata-set-rules koSIMPLEscoreAREAtaxALL",
+        "kata-set-rules {\"ko\":\"SIMPLE\"",
+        "kata-set-rules koSIMPLEscoreAREAtaxMANY",
     ] {
         assert_eq!(e.fail(bad), "unknown rules", "{bad}");
         assert_eq!(e.ok("kata-get-rules"), before, "{bad} changed nothing");
     }
+}
+
+/// What tengen does not play — the button, a tax other than the scoring's
+/// own — is left out (and named on stderr) and the rest is played, as the
+/// analysis engine does with the same rules.
+#[test]
+fn kata_set_rules_plays_the_rules_without_a_tax_or_button() {
+    let mut e = Engine::spawn(&["--quiet"]);
+    for (rules, ko) in [
+        ("{\"hasButton\":true,\"ko\":\"SITUATIONAL\"}", "SITUATIONAL"),
+        ("{\"scoring\":\"AREA\",\"tax\":\"ALL\"}", "POSITIONAL"),
+        ("stone-scoring", "SIMPLE"),
+        ("koSIMPLEscoreAREAtaxALL", "SIMPLE"),
+    ] {
+        e.ok(&format!("kata-set-rules {rules}"));
+        let now = e.ok("kata-get-rules");
+        assert!(now.contains("\"hasButton\":false"), "{rules}: {now}");
+        assert!(now.contains("\"scoring\":\"AREA\""), "{rules}: {now}");
+        assert!(now.contains("\"tax\":\"NONE\""), "{rules}: {now}");
+        assert!(now.contains(&format!("\"ko\":\"{ko}\"")), "{rules}: {now}");
+    }
+    e.ok("kata-set-rules {\"scoring\":\"TERRITORY\",\"tax\":\"NONE\"}");
+    let now = e.ok("kata-get-rules");
+    assert!(now.contains("\"scoring\":\"TERRITORY\""), "{now}");
+    assert!(now.contains("\"tax\":\"SEKI\""), "{now}");
 }

@@ -258,7 +258,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         wake: Condvar::new(),
         open: Mutex::new(HashMap::new()),
         cache,
-        models: crate::katago_values::model_list([
+        models: crate::katago::values::model_list([
             (options.model.display().to_string(), Some(&*net)),
             (
                 options

@@ -12,7 +12,8 @@ use super::settings::{EngineSettings, SearchSettings, KATAGO_SEARCH_KEYS};
 use crate::engine::{excluded_points, MoveRestriction};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
-use crate::go::rules::{HandicapBonus, KataGoFields, KataGoNamedRules, Rules, Scoring};
+use crate::go::rules::{HandicapBonus, Rules};
+use crate::katago::rules::{self, Komi};
 use crate::vertex::{parse_color, Vertex};
 use serde_json::{Map, Value};
 
@@ -655,29 +656,20 @@ impl Reader<'_> {
             };
             format!("Could not parse rules: {}{why}", clip(text))
         };
-        let (rules, komi, ignored) = match v {
-            Value::String(s) if s.trim_start().starts_with('{') => {
-                match serde_json::from_str::<Value>(s) {
-                    Ok(Value::Object(o)) => rules_object(&o).map_err(|why| unreadable(s, why)),
-                    _ => Err(unreadable(s, String::new())),
-                }
+        let read = match v {
+            Value::String(s) => {
+                rules::read_text(s, Komi::Allowed).map_err(|why| unreadable(s, why))
             }
-            Value::String(s) => rules_name(s).ok_or_else(|| unreadable(s, String::new())),
-            Value::Object(o) => rules_object(o).map_err(|why| unreadable(&v.to_string(), why)),
+            Value::Object(o) => {
+                rules::read_object(o, Komi::Allowed).map_err(|why| unreadable(&v.to_string(), why))
+            }
             _ => Err(RULES_SHAPE.to_string()),
         }
         .map_err(|e| self.fault("rules", e))?;
-        if !ignored.is_empty() {
-            self.warn(
-                warnings,
-                "rules",
-                format!(
-                    "tengen does not play these parts of the rules, using the rules without them: {}",
-                    ignored.join(", ")
-                ),
-            );
+        if let Some(message) = read.ignored_message() {
+            self.warn(warnings, "rules", message);
         }
-        Ok((rules, komi))
+        Ok((read.rules, read.komi))
     }
 
     /// `overrideSettings`; `overrides_file` is the config as KataGo's
@@ -821,79 +813,6 @@ fn handicap_stones(stones: &[(Point, Color)]) -> bool {
     }
     let count = |color| board.iter().filter(|(_, c)| *c == color).count() as u32;
     crate::go::handicap::count_katago(count(Color::Black), count(Color::White), 0) > 0
-}
-
-/// A rule-set name as KataGo reads it ([`KataGoNamedRules`]: its presets,
-/// where `chinese` is simple ko) or KataGo's compact form; with KataGo's komi
-/// for it, and the parts tengen does not play (a tax, the button).
-fn rules_name(name: &str) -> Option<(Rules, f64, Vec<String>)> {
-    if let Some(named) = KataGoNamedRules::from_name(name) {
-        let mut ignored = Vec::new();
-        if named.tax_all {
-            ignored.push("tax ALL".to_string());
-        }
-        if named.button {
-            ignored.push("the button".to_string());
-        }
-        return Some((named.rules, named.komi, ignored));
-    }
-    let r = Rules::from_katago_compact(name).ok()?;
-    let komi = if r.scoring == Scoring::Territory {
-        6.5
-    } else {
-        7.5
-    };
-    Some((r, komi, Vec::new()))
-}
-
-/// KataGo's JSON rules, read by [`KataGoFields`] (Tromp-Taylor unless keys
-/// say otherwise), plus `komi`. A button or a tax tengen does not play is
-/// left out and named in the third value (KataGo too plays what its net
-/// supports and warns); any other unknown key or value is an error.
-fn rules_object(o: &Map<String, Value>) -> Result<(Rules, f64, Vec<String>), String> {
-    let mut fields = KataGoFields::new();
-    let mut komi = None;
-    let mut tax = None;
-    let mut button = false;
-    for (key, value) in o {
-        let text = match value {
-            Value::String(s) => s.clone(),
-            Value::Bool(b) => b.to_string(),
-            Value::Number(n) => n.to_string(),
-            _ => return Err(format!("{key}: {value} is no rules value")),
-        };
-        match key.as_str() {
-            "komi" => {
-                let k = value
-                    .as_f64()
-                    .filter(|k| (-400.0..=400.0).contains(k) && (k * 2.0).fract() == 0.0)
-                    .ok_or("Komi value is not a half-integer or is too extreme")?;
-                komi = Some(k);
-            }
-            "tax" => tax = Some(text.to_ascii_uppercase()),
-            "hasButton" => button = value.as_bool().ok_or("hasButton must be true or false")?,
-            _ => fields.set(key, &text)?,
-        }
-    }
-    // The tax is read (and checked) last, once the scoring is known.
-    let rules = fields.finish()?;
-    let mut ignored = Vec::new();
-    if let Some(tax) = tax {
-        let mut probe = fields;
-        probe.set("tax", &tax)?;
-        if probe.finish().is_err() {
-            ignored.push(format!("tax {tax}"));
-        }
-    }
-    if button {
-        ignored.push("hasButton".to_string());
-    }
-    let komi = komi.unwrap_or(match (rules.scoring, button) {
-        (Scoring::Territory, _) => 6.5,
-        (_, true) => 7.0,
-        _ => 7.5,
-    });
-    Ok((rules, komi, ignored))
 }
 
 #[cfg(test)]
@@ -1133,8 +1052,9 @@ mod tests {
                 .starts_with(r#"Could not parse rules: {"colour":"red"}"#),
             "{f:?}"
         );
-        assert_eq!(rules_name("stone_scoring").unwrap().0.ko, KoRule::Simple);
-        assert_eq!(rules_name("new zealand").unwrap().1, 7.0);
+        let named = |name: &str| rules::read_text(name, Komi::Allowed).unwrap();
+        assert_eq!(named("stone_scoring").rules.ko, KoRule::Simple);
+        assert_eq!(named("new zealand").komi, 7.0);
         // The handicap bonus: the preset's, the object's, the query's field.
         let bonus = |line: &str| query(line).rules.handicap_bonus;
         assert_eq!(

@@ -10,12 +10,12 @@
 
 use super::katago_config::KataGoConfig;
 use crate::go::board::Color;
-pub use crate::katago_values::SettingError;
-use crate::katago_values::{boolean, integer, number, MAX_TIME};
+pub use crate::katago::values::SettingError;
+use crate::katago::values::{boolean, integer, number, MAX_TIME};
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::PrecisionChoice;
 
-pub use crate::katago_values::MAX_VISITS;
+pub use crate::katago::values::MAX_VISITS;
 
 /// At most this many analysis threads are started, whatever the config asks
 /// (KaTrain's config asks for 12): more searches at once than cores only

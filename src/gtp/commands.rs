@@ -25,7 +25,7 @@ use crate::go::board::{Color, Geometry, Move, Point, Stone};
 use crate::go::game::Game;
 use crate::go::rules::Scoring;
 use crate::go::score::GameResult;
-use crate::katago_values::cpp_double;
+use crate::katago::values::cpp_double;
 use std::fmt::Write;
 use std::time::Duration;
 

@@ -241,7 +241,7 @@ where
         evaluator.set_buffer(crate::nn::NetBuffer::BoardSized);
         evaluator
     };
-    session.models = serde_json::Value::Array(crate::katago_values::model_list([
+    session.models = serde_json::Value::Array(crate::katago::values::model_list([
         (networks.main_name, networks.main.as_deref()),
         (networks.human_name, networks.human.as_deref()),
     ]))

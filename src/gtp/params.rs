@@ -8,7 +8,7 @@
 use super::args::{text, Entry};
 use super::protocol::{Command, GtpError};
 use super::{Reply, Session};
-use crate::katago_values::{boolean, cpp_double, integer, number, MAX_TIME, MAX_VISITS};
+use crate::katago::values::{boolean, cpp_double, integer, number, MAX_TIME, MAX_VISITS};
 use crate::nn::metadata::SgfMetadata;
 use std::time::Duration;
 
@@ -62,7 +62,7 @@ enum Setting {
 impl Setting {
     /// Reads `value` for `key`, in KataGo's words when it cannot.
     fn read(key: &str, value: &str) -> Result<Setting, String> {
-        let message = |e: crate::katago_values::SettingError| e.message;
+        let message = |e: crate::katago::values::SettingError| e.message;
         Ok(match key {
             "humanSLProfile" => Setting::HumanProfile(
                 value.to_string(),

@@ -10,7 +10,8 @@ use super::{Reply, Session};
 use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
 use crate::go::handicap;
-use crate::go::rules::{KataGoFields, KataGoNamedRules, Preset, Rules};
+use crate::go::rules::{KataGoFields, Preset, Rules};
+use crate::katago::rules::{self, Komi};
 use crate::sgf;
 use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
 
@@ -267,26 +268,6 @@ pub(super) fn cmd_kata_set_rule(s: &mut Session, cmd: &Command) -> Result<Reply,
     empty()
 }
 
-/// Reads KataGo's flat JSON rules through [`KataGoFields`]: keys `ko`,
-/// `score`/`scoring`, `tax`, `suicide`, `hasButton`, `whiteHandicapBonus`,
-/// `friendlyPassOk` (and tengen's older `koRule`, `scoringRule`,
-/// `multiStoneSuicideLegal`). As in KataGo, keys not given take Tromp-Taylor's
-/// values, and unknown keys, `komi` and malformed JSON are errors.
-fn parse_rules_json(json: &str) -> Result<Rules, String> {
-    let malformed = || format!("cannot read JSON rules {json}");
-    let body = json
-        .trim()
-        .strip_prefix('{')
-        .and_then(|b| b.strip_suffix('}'))
-        .ok_or_else(malformed)?;
-    let mut fields = KataGoFields::new();
-    for pair in body.split(',').filter(|p| !p.trim().is_empty()) {
-        let (key, value) = pair.split_once(':').ok_or_else(malformed)?;
-        fields.set(key.trim().trim_matches('"'), value.trim().trim_matches('"'))?;
-    }
-    fields.finish()
-}
-
 /// `kata-set-rules RULES` → empty. RULES is one of KataGo's names (`chinese`,
 /// `japanese`, `korean`, `aga`, `bga`, `new-zealand`, `tromp-taylor`, `goe`,
 /// `chinese-ogs`, `chinese-kgs`, … read as KataGo reads them,
@@ -294,27 +275,21 @@ fn parse_rules_json(json: &str) -> Result<Rules, String> {
 /// `--rules chinese` and `kgs-rules chinese`), KataGo's JSON (the format of `kata-get-rules`) or its
 /// compact form (`koSIMPLEscoreAREAtaxNONEsui0whbN`). In JSON and the compact
 /// form, fields not given are Tromp-Taylor's, as in KataGo. Komi is kept.
-/// Anything else, and a tax or button tengen does not play: `unknown rules`
-/// (the reason on stderr).
+/// Read by [`crate::katago::rules`], as the analysis engine reads them: a tax
+/// or button tengen does not play is left out and named on stderr. Anything
+/// else: `unknown rules` (the reason on stderr).
 pub(super) fn cmd_kata_set_rules(s: &mut Session, cmd: &Command) -> Result<Reply, GtpError> {
     let arg = cmd.args.join(" ");
     if arg.is_empty() {
         return Err(GtpError::syntax());
     }
-    let rules = if arg.trim_start().starts_with('{') {
-        parse_rules_json(&arg)
-    } else {
-        match KataGoNamedRules::from_name(&arg) {
-            Some(named) if named.tax_all => Err(format!("tengen does not play {arg}'s tax")),
-            Some(named) if named.button => Err("tengen does not play the button".into()),
-            Some(named) => Ok(named.rules),
-            None => Rules::from_katago_compact(&arg),
-        }
-    };
-    let rules = rules.map_err(|why| {
+    let read = rules::read_text(&arg, Komi::Refused).map_err(|why| {
         s.log(&format!("kata-set-rules {arg}: {why}"));
         GtpError::new("unknown rules")
     })?;
-    set_rules(s, rules);
+    if let Some(message) = read.ignored_message() {
+        s.log(&format!("kata-set-rules {arg}: {message}"));
+    }
+    set_rules(s, read.rules);
     empty()
 }

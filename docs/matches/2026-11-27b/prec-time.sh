@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 25: reduced precision against fp32 at equal time, both tengen on the transformer net, one thread each,
+# Reduced precision against fp32 at equal time, both tengen on the transformer net, one thread each,
 # 19x19, 2 s a move (time_settings 0 2 1), komi 7.5, Chinese rules, GNU Go as referee.
 # usage: [PREC_A=P PREC_B=P] prec-time.sh NAME GAMES BINARY OPENINGS
 # A (Black in odd games) runs PREC_A (default bf16), B runs PREC_B (default fp32); game pairs 2k-1, 2k start

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 25: reduced precision against fp32 at equal visits, both tengen on the transformer net, one thread each.
+# Reduced precision against fp32 at equal visits, both tengen on the transformer net, one thread each.
 # usage: [SEED_A=S SEED_B=S PREC_A=P PREC_B=P] prec-visits.sh NAME SIZE VISITS GAMES BINARY
 # A (Black in odd games) runs PREC_A (default bf16) with SEED_A (default 11), B runs PREC_B (default fp32)
 # with SEED_B (default 22); other seeds make another stream play other games, swapped precisions test

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 25: bf16 against fp32 at equal visits on a convolution net, both tengen, one thread each.
+# bf16 against fp32 at equal visits on a convolution net, both tengen, one thread each.
 # usage: [NET=FILE SEED_A=S SEED_B=S PREC_A=P PREC_B=P OPENINGS=DIR] prec-visits.sh NAME SIZE VISITS GAMES BINARY
 # A (Black in odd games) runs PREC_A (default bf16) with SEED_A (default 11), B runs PREC_B (default
 # fp32) with SEED_B (default 22); NET defaults to the built-in net's file (g170 b6c96); other seeds

@@ -5,7 +5,7 @@ For each pass of the player, the position before it and the position after it ar
 analysis engine speaking KataGo's JSON protocol (`katago analysis …` or `tengen analysis …`):
 the pass loses `lead before - lead after` points for the player who passed (both leads from that
 player's side; before: the player to move with the best move; after: the opponent to move). A pass
-losing a point or more is a bad pass. Issue 26's endgame figure is the share of bad passes.
+losing a point or more is a bad pass. The endgame figure reported is the share of bad passes.
 
     pass_check.py --engine "katago analysis -config analysis.cfg -model NET" --visits 1000 \\
         --player odd-black DIR/game-*.sgf

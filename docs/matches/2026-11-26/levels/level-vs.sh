@@ -1,5 +1,5 @@
 #!/bin/bash
-# Level against level (issue 24: each level must beat the level five stones below it in >= 75% of even games).
+# Level against level (the mark: each level beats the level five stones below it in >= 75% of even games).
 # Both tengen with the built-in net at 200 visits a move, 19x19, komi 7.5, Chinese rules, colours alternating,
 # GNU Go 3.8 as referee. Usage: [SEED_A=S SEED_B=S SUFFIX=X] level-vs.sh HIGH LOW GAMES BINARY. Two streams
 # need seeds of their own: with the same seeds, at fixed visits, they play the same games move for move.

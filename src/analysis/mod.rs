@@ -185,7 +185,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             settings.unused.join(", ")
         );
     }
-    if settings.search.max_visits.is_none() && settings.search.max_time.is_none() {
+    if settings.search.limits.limits() == Limits::default() {
         crate::log_line!(
             "tengen analysis: note: the config sets neither maxVisits nor maxTime: \
              a query without maxVisits searches until it is terminated"
@@ -666,10 +666,7 @@ impl Worker {
             RootChoices::without_symmetries(avoided)
         };
         let excluded = choices.excluded();
-        let limits = Limits {
-            playouts: q.settings.max_visits,
-            time: q.settings.max_time.map(crate::time::duration),
-        };
+        let limits = q.settings.limits.limits();
         let interval = q.report_every.map_or(Duration::MAX, crate::time::duration);
         let mut moves_ownership: Vec<(Move, Vec<f32>)> = Vec::new();
         let evaluator = &mut self.evaluator;

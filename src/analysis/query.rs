@@ -477,7 +477,7 @@ impl Reader<'_> {
                 super::settings::MAX_VISITS as i64,
                 "Must be an integer from 1 to 2^50",
             )?;
-            settings.max_visits = Some(v as u64);
+            settings.limits.max_visits = Some(v as u64);
         }
         let mut pv_len = cx.settings.analysis_pv_len;
         if self.get("analysisPVLen").is_some() {
@@ -858,8 +858,8 @@ mod tests {
             "overrideSettings":{{"reportAnalysisWinratesAs":"BLACK","wideRootNoise":0.04,"maxTime":8.0}}}}"#
         ));
         assert_eq!(q.turns, vec![(2, 3)]);
-        assert_eq!(q.settings.max_visits, Some(50));
-        assert_eq!(q.settings.max_time, Some(8.0));
+        assert_eq!(q.settings.limits.visits(), Some(50));
+        assert_eq!(q.settings.limits.max_time, Some(8.0));
         assert_eq!(q.komi, 6.5);
         assert_eq!(q.rules, Preset::Japanese.rules());
         assert!(q.include_ownership && q.include_policy && !q.include_pv_visits);

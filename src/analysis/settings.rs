@@ -10,8 +10,9 @@
 
 use super::katago_config::KataGoConfig;
 use crate::go::board::Color;
+use crate::katago::limits::SearchLimits;
 pub use crate::katago::values::SettingError;
-use crate::katago::values::{boolean, integer, number, MAX_TIME};
+use crate::katago::values::{boolean, integer, number};
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::PrecisionChoice;
 
@@ -160,10 +161,9 @@ pub const KATAGO_SEARCH_KEYS: &[&str] = &[
 /// The settings of one query's search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchSettings {
-    /// `maxVisits` (and `maxPlayouts`, the smaller wins): visits of this search.
-    pub max_visits: Option<u64>,
-    /// `maxTime`, in seconds.
-    pub max_time: Option<f64>,
+    /// `maxVisits`, `maxPlayouts` and `maxTime` ([`SearchLimits`]: the
+    /// smaller visit limit applies).
+    pub limits: SearchLimits,
     /// `reportAnalysisWinratesAs`: KataGo's analysis engine defaults to the
     /// side to move.
     pub perspective: Perspective,
@@ -189,8 +189,7 @@ pub struct SearchSettings {
 impl Default for SearchSettings {
     fn default() -> Self {
         SearchSettings {
-            max_visits: None,
-            max_time: None,
+            limits: SearchLimits::default(),
             perspective: Perspective::SideToMove,
             human_profile_name: String::new(),
             human_profile: None,
@@ -219,21 +218,8 @@ impl SearchSettings {
     /// A value out of range or unreadable, in KataGo's words.
     pub fn apply(&mut self, key: &str, value: &str) -> Result<bool, SettingError> {
         match key {
-            "maxVisits" | "maxPlayouts" => {
-                let v = integer(key, value, 1, MAX_VISITS as i64)? as u64;
-                self.max_visits = Some(self.max_visits.map_or(v, |old| {
-                    // The two limits are separate in KataGo; tengen counts one
-                    // kind of visit, so the smaller applies.
-                    if key == "maxPlayouts" {
-                        old.min(v)
-                    } else {
-                        v
-                    }
-                }));
-            }
-            "maxTime" => {
-                let v = number(key, value, 0.0, MAX_TIME)?;
-                self.max_time = Some(v);
+            "maxVisits" | "maxPlayouts" | "maxTime" => {
+                self.limits.apply(key, value)?;
             }
             "reportAnalysisWinratesAs" => {
                 self.perspective = match value.to_ascii_lowercase().as_str() {
@@ -398,7 +384,7 @@ mod tests {
         ]);
         let s = EngineSettings::from_config(&c, "test.cfg").unwrap();
         assert_eq!(s.search.perspective, Perspective::Black);
-        assert_eq!(s.search.max_visits, Some(500));
+        assert_eq!(s.search.limits.visits(), Some(500));
         assert_eq!((s.analysis_threads, s.search_threads), (12, 8));
         assert_eq!(
             s.unused,
@@ -477,7 +463,13 @@ mod tests {
         assert!(s.apply("maxPlayouts", "100").unwrap());
         assert!(s.apply("maxVisits", "50").unwrap());
         assert!(s.apply("maxPlayouts", "80").unwrap());
-        assert_eq!(s.max_visits, Some(50));
+        assert_eq!(s.limits.visits(), Some(50));
+        assert!(s.apply("maxVisits", "500").unwrap());
+        assert_eq!(
+            s.limits.visits(),
+            Some(80),
+            "the smaller limit, in any order"
+        );
         assert!(!s.apply("wideRootNoise", "0.04").unwrap());
         assert!(s.apply("humanSLProfile", "rank_5k").unwrap());
         assert!(s.human_profile.is_some());

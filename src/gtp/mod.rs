@@ -36,6 +36,7 @@ use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::input_line::{read_bounded, LineRead};
+use crate::katago::limits::SearchLimits;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
 use crate::search::levels::Level;
@@ -185,6 +186,9 @@ pub struct Session {
     /// When the command being handled arrived: a `genmove`'s time counts
     /// from there, as the controller's clock does.
     received: Instant,
+    /// `kata-set-param`'s visit and time limits as given, which make
+    /// `options.limits`.
+    search_limits: SearchLimits,
     /// The win rate of the last move `genmove` played: its colour, the move's
     /// number and the win rate the search gave it. The next `genmove` of that
     /// colour, one move later, shares its time by it (see [`time::limits`]).
@@ -291,6 +295,7 @@ impl Session {
             Geometry::new(options.size).unwrap_or_else(|| Geometry::new(19).expect("19x19"));
         Session {
             game: Game::new(geometry, options.rules, options.komi),
+            search_limits: SearchLimits::from_limits(options.limits),
             engine,
             clock: Clock::default(),
             options,

@@ -8,9 +8,9 @@
 use super::args::{text, Entry};
 use super::protocol::{Command, GtpError};
 use super::{Reply, Session};
-use crate::katago::values::{boolean, cpp_double, integer, number, MAX_TIME, MAX_VISITS};
+use crate::katago::limits::SearchLimits;
+use crate::katago::values::{boolean, cpp_double};
 use crate::nn::metadata::SgfMetadata;
-use std::time::Duration;
 
 pub static PARAM_COMMANDS: &[Entry] = &[
     Entry {
@@ -53,9 +53,9 @@ enum Setting {
     HumanProfile(String, Option<SgfMetadata>),
     AllowResignation(bool),
     Pondering(bool),
-    /// `maxVisits` and `maxPlayouts` alike: tengen counts one kind of visit.
-    Visits(Option<u64>),
-    Time(Option<Duration>),
+    /// `maxVisits`, `maxPlayouts` or `maxTime` (checked), read by
+    /// [`SearchLimits`] as the analysis engine reads them.
+    Limit(String, String),
     RootSymmetryPruning(bool),
 }
 
@@ -70,13 +70,9 @@ impl Setting {
             ),
             "allowResignation" => Setting::AllowResignation(boolean(key, value).map_err(message)?),
             "ponderingEnabled" => Setting::Pondering(boolean(key, value).map_err(message)?),
-            "maxVisits" | "maxPlayouts" => {
-                let n = integer(key, value, 1, MAX_VISITS as i64).map_err(message)? as u64;
-                Setting::Visits((n < MAX_VISITS).then_some(n))
-            }
-            "maxTime" => {
-                let t = number(key, value, 0.0, MAX_TIME).map_err(message)?;
-                Setting::Time((t < MAX_TIME).then(|| crate::time::duration(t)))
+            "maxVisits" | "maxPlayouts" | "maxTime" => {
+                SearchLimits::default().apply(key, value).map_err(message)?;
+                Setting::Limit(key.to_string(), value.to_string())
             }
             "rootSymmetryPruning" => {
                 Setting::RootSymmetryPruning(boolean(key, value).map_err(message)?)
@@ -103,8 +99,10 @@ impl Setting {
             }
             Setting::AllowResignation(on) => s.options.allow_resignation = on,
             Setting::Pondering(on) => s.options.ponder = on,
-            Setting::Visits(n) => s.options.limits.playouts = n,
-            Setting::Time(t) => s.options.limits.time = t,
+            Setting::Limit(key, value) => {
+                s.search_limits.apply(&key, &value).map_err(|e| e.message)?;
+                s.options.limits = s.search_limits.limits();
+            }
             Setting::RootSymmetryPruning(on) => s.options.root_symmetry_pruning = on,
         }
         Ok(())
@@ -120,8 +118,8 @@ fn json_value(s: &Session, key: &str) -> Option<String> {
         "humanSLProfile" => quoted(&s.options.human_profile),
         "allowResignation" => quoted(flag(s.options.allow_resignation)),
         "ponderingEnabled" => quoted(flag(s.options.ponder)),
-        "maxVisits" | "maxPlayouts" => s.options.limits.playouts.unwrap_or(MAX_VISITS).to_string(),
-        "maxTime" => cpp_double(s.options.limits.time.map_or(MAX_TIME, |t| t.as_secs_f64())),
+        "maxVisits" | "maxPlayouts" => (s.search_limits.reported(key)? as u64).to_string(),
+        "maxTime" => cpp_double(s.search_limits.reported(key)?),
         "rootSymmetryPruning" => flag(s.options.root_symmetry_pruning).to_string(),
         _ => return None,
     })
@@ -219,17 +217,9 @@ mod tests {
     fn values_are_read_as_katago_reads_them() {
         assert_eq!(
             Setting::read("maxVisits", "400"),
-            Ok(Setting::Visits(Some(400)))
+            Ok(Setting::Limit("maxVisits".into(), "400".into()))
         );
-        assert_eq!(
-            Setting::read("maxPlayouts", &MAX_VISITS.to_string()),
-            Ok(Setting::Visits(None))
-        );
-        assert_eq!(
-            Setting::read("maxTime", "2.5"),
-            Ok(Setting::Time(Some(Duration::from_millis(2500))))
-        );
-        assert_eq!(Setting::read("maxTime", "1e20"), Ok(Setting::Time(None)));
+        assert!(Setting::read("maxTime", "-1").is_err());
         assert_eq!(
             Setting::read("allowResignation", "FALSE"),
             Ok(Setting::AllowResignation(false))

@@ -675,7 +675,22 @@ fn kata_params_reach_the_next_genmove() {
         d.run(r#"kata-set-params {"maxVisits": 7, "bogus": 1}"#),
         "? Could not set params: Unrecognized or non-overridable parameter in kata-set-params: bogus\n\n"
     );
-    assert_eq!(d.run("kata-get-param maxPlayouts"), "= 50\n\n");
+    assert_eq!(d.run("kata-get-param maxVisits"), "= 50\n\n");
+    // The two visit limits are kept apart, as KataGo keeps them, and the
+    // smaller applies whatever the order (as in the analysis engine).
+    assert_eq!(
+        d.run("kata-get-param maxPlayouts"),
+        "= 1125899906842624\n\n"
+    );
+    assert_eq!(d.run("kata-set-param maxPlayouts 30"), "= \n\n");
+    assert_eq!(d.run("kata-set-param maxVisits 40"), "= \n\n");
+    d.run("genmove b");
+    assert_eq!(last().1, Some(30));
+    assert_eq!(
+        d.run("kata-set-param maxPlayouts 1125899906842624"),
+        "= \n\n"
+    );
+    assert_eq!(d.run("kata-set-param maxVisits 50"), "= \n\n");
     assert_eq!(
         d.run("kata-set-param maxVisits many"),
         "? Could not set params: Could not parse 'many' as int64_t for key 'maxVisits'\n\n"

@@ -5,5 +5,6 @@
 //! one precedence), [`moves`] (`avoid`/`allow` restrictions) and
 //! [`move_view`] (one candidate move's figures as both printers show them).
 
+pub mod limits;
 pub mod rules;
 pub mod values;

@@ -13,8 +13,9 @@ use crate::engine::{excluded_points, MoveRestriction};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
 use crate::go::rules::{HandicapBonus, Rules};
+use crate::katago::moves::{self, parse_location};
 use crate::katago::rules::{self, Komi};
-use crate::vertex::{parse_color, Vertex};
+use crate::vertex::parse_color;
 use serde_json::{Map, Value};
 
 /// The largest board side: the largest a KataGo net takes.
@@ -762,21 +763,26 @@ impl Reader<'_> {
                     self.fault("moves", format!("Could not parse board location: {text}"))
                 })?);
             }
-            match entry.get("untilDepth").and_then(Value::as_i64) {
-                Some(d) if (1..=1_000_000_000).contains(&d) => {}
-                _ => return Err(self.fault("untilDepth", "Must be a positive integer")),
+            if !entry
+                .get("untilDepth")
+                .and_then(Value::as_i64)
+                .is_some_and(moves::depth_ok)
+            {
+                return Err(self.fault("untilDepth", "Must be a positive integer"));
             }
-            if is_allow && out.iter().any(|r| r.player == player) {
-                return Err(self.fault(
-                    field,
-                    "Cannot specify allowMoves more than once for the same player",
-                ));
-            }
-            out.push(MoveRestriction {
+            let restriction = MoveRestriction {
                 player,
                 moves,
                 allow: is_allow,
-            });
+            };
+            // Both lists at once were refused above, so only a second allow
+            // list for one player can clash here.
+            moves::add(&mut out, restriction).map_err(|_| {
+                self.fault(
+                    field,
+                    "Cannot specify allowMoves more than once for the same player",
+                )
+            })?;
         }
         Ok(out)
     }
@@ -785,22 +791,6 @@ impl Reader<'_> {
 /// Integers of a JSON array (`None` if it is no array of integers).
 fn int_list(v: &Value) -> Option<Vec<i64>> {
     v.as_array()?.iter().map(Value::as_i64).collect()
-}
-
-/// KataGo's reading of a location: `pass`, a GTP vertex (`D4`), or `(x,y)`
-/// counted from 0 at the top left; `None` if off `geometry`.
-pub fn parse_location(text: &str, geometry: Geometry) -> Option<Move> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("pss") {
-        return Some(Move::Pass);
-    }
-    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
-        let (x, y) = inner.split_once(',')?;
-        let x: usize = x.trim().parse().ok()?;
-        let y: usize = y.trim().parse().ok()?;
-        return geometry.point(x, y).map(Move::Play);
-    }
-    Vertex::parse(t)?.to_move(geometry)
 }
 
 /// KataGo's default: a start with handicap stones (two or more black

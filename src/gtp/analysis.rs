@@ -8,12 +8,13 @@
 //! session's business (`gtp/mod.rs`).
 
 use super::protocol::GtpError;
-use super::vertex::{format_move, parse_color, Vertex};
 use crate::engine::{excluded_points, MoveInfo, MoveRestriction, Report};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::score;
+use crate::katago::moves::{self, depth_ok, parse_location};
 use crate::search::root_choices::RootChoices;
+use crate::vertex::{format_move, parse_color};
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -121,25 +122,19 @@ impl AnalyzeArgs {
                     let moves = value(i + 2)?
                         .split(',')
                         .filter(|v| !v.is_empty())
-                        .map(|v| Vertex::parse(v).and_then(|v| v.to_move(geometry)))
+                        .map(|v| parse_location(v, geometry))
                         .collect::<Option<Vec<_>>>()
                         .ok_or_else(GtpError::syntax)?;
-                    let depth: u32 = value(i + 3)?.parse().map_err(|_| GtpError::syntax())?;
-                    let allow = key == "allow";
-                    // As KataGo: a depth of at least 1, and for each player
-                    // avoid lists or one allow list, not both.
-                    let clash = a
-                        .restrictions
-                        .iter()
-                        .any(|r| r.player == player && (r.allow || allow));
-                    if depth == 0 || clash {
+                    let depth: i64 = value(i + 3)?.parse().map_err(|_| GtpError::syntax())?;
+                    if !depth_ok(depth) {
                         return Err(GtpError::syntax());
                     }
-                    a.restrictions.push(MoveRestriction {
+                    let restriction = MoveRestriction {
                         player,
                         moves,
-                        allow,
-                    });
+                        allow: key == "allow",
+                    };
+                    moves::add(&mut a.restrictions, restriction).map_err(|_| GtpError::syntax())?;
                     i += 4;
                 }
                 "rootinfo"

@@ -2,9 +2,9 @@
 //! `analysis/` read KataGo's words through it and never each other):
 //! [`values`] (config values as KataGo reads and writes them), [`rules`]
 //! (rules by name, compact form or JSON), [`limits`] (search limits with
-//! one precedence), [`moves`] (`avoid`/`allow` restrictions) and
-//! [`move_view`] (one candidate move's figures as both printers show them).
+//! one precedence) and [`moves`] (`avoid`/`allow` restrictions).
 
 pub mod limits;
+pub mod moves;
 pub mod rules;
 pub mod values;

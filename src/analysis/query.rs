@@ -658,6 +658,10 @@ impl Reader<'_> {
             format!("Could not parse rules: {}{why}", clip(text))
         };
         let read = match v {
+            // KataGo's words alone for a name it does not know.
+            Value::String(s) if !s.trim_start().starts_with('{') => {
+                rules::read_text(s, Komi::Allowed).map_err(|_| unreadable(s, String::new()))
+            }
             Value::String(s) => {
                 rules::read_text(s, Komi::Allowed).map_err(|why| unreadable(s, why))
             }

@@ -13,8 +13,9 @@
 //! the values differ from KataGo's).
 
 use super::query::{Fault, Query, Warning};
-use crate::engine::{MoveInfo, Report};
+use crate::engine::Report;
 use crate::go::board::{Board, Color, Geometry, Move};
+use crate::katago::move_view::{root_ownership, MoveView};
 use crate::nn::NetEval;
 use crate::search::root_choices::Listed;
 use crate::vertex::format_move;
@@ -178,18 +179,8 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         .iter()
         .enumerate()
         .map(|(order, listed)| {
-            let mut info = move_info(
-                &listed.info,
-                order,
-                q,
-                geometry,
-                &rate,
-                &signed,
-                &human_prior,
-                &moves_ownership,
-            );
-            info.is_symmetry_of = listed.symmetry_of.map(|mv| format_move(mv, geometry));
-            info
+            let view = MoveView::new(&listed.info, order, listed.symmetry_of, flip, q.pv_len);
+            move_info(&view, q, geometry, &human_prior, &moves_ownership)
         })
         .collect();
     let root_info = RootInfo {
@@ -207,18 +198,11 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         human: t.human.map(|e| human_info(&e.to_view(view))),
     };
     let ownership = q.include_ownership.then(|| {
-        if report.ownership.len() == t.board.geometry().area() {
-            report.ownership.iter().map(|&o| round8(sign * o)).collect()
-        } else {
-            // No visit has brought any yet: the net's view of the root.
-            t.root.map_or_else(
-                || vec![0.0; t.board.geometry().area()],
-                |e| {
-                    let e = e.to_view(view);
-                    e.ownership.iter().map(|&o| round8(f64::from(o))).collect()
-                },
-            )
-        }
+        let net = t.root.map(|e| e.to_view(Color::Black).ownership);
+        root_ownership(report, t.board, t.to_move, view, net.as_deref())
+            .into_iter()
+            .map(round8)
+            .collect()
     });
     let ownership_stdev = q.include_ownership_stdev.then(|| {
         let area = t.board.geometry().area();
@@ -285,47 +269,37 @@ fn ownership_for(black: &[f32], black_view: bool) -> Vec<f64> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn move_info(
-    m: &MoveInfo,
-    order: usize,
+    m: &MoveView,
     q: &Query,
     geometry: Geometry,
-    rate: &dyn Fn(f64) -> f64,
-    signed: &dyn Fn(f64) -> f64,
     human_prior: &dyn Fn(Move) -> Option<f64>,
     moves_ownership: &dyn Fn(Move) -> Option<Vec<f64>>,
 ) -> MoveInfoJson {
-    let pv_len = q.pv_len.min(m.pv.len());
-    let pv_visits = q
-        .include_pv_visits
-        .then(|| m.pv_visits.iter().take(pv_len).copied().collect::<Vec<_>>());
+    let pv_visits = q.include_pv_visits.then(|| m.pv_visits.clone());
     MoveInfoJson {
         mv: format_move(m.mv, geometry),
         visits: m.visits,
         edge_visits: m.visits,
         weight: m.visits as f64,
         edge_weight: m.visits as f64,
-        winrate: rate(m.winrate),
-        score_mean: signed(m.score_lead),
-        score_selfplay: signed(m.score_mean),
-        score_lead: signed(m.score_lead),
+        winrate: round8(m.winrate),
+        score_mean: round8(m.score_lead),
+        score_selfplay: round8(m.score_selfplay),
+        score_lead: round8(m.score_lead),
         score_stdev: round8(m.score_stdev),
         prior: round8(m.prior),
         human_prior: human_prior(m.mv),
-        utility: signed(m.utility),
-        lcb: rate(m.lcb),
-        utility_lcb: signed(m.utility_lcb()),
-        order,
+        utility: round8(m.utility),
+        lcb: round8(m.lcb),
+        utility_lcb: round8(m.utility_lcb),
+        order: m.order,
         play_selection_value: m.visits as f64,
-        pv: m.pv[..pv_len]
-            .iter()
-            .map(|&mv| format_move(mv, geometry))
-            .collect(),
+        pv: m.pv.iter().map(|&mv| format_move(mv, geometry)).collect(),
         pv_edge_visits: pv_visits.clone(),
         pv_visits,
         ownership: moves_ownership(m.mv),
-        is_symmetry_of: None,
+        is_symmetry_of: m.is_symmetry_of.map(|mv| format_move(mv, geometry)),
     }
 }
 

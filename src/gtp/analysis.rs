@@ -9,9 +9,9 @@
 
 use super::protocol::GtpError;
 use crate::engine::{excluded_points, MoveInfo, MoveRestriction, Report};
-use crate::go::board::{Color, Geometry, Move, Point};
+use crate::go::board::{Color, Geometry, Point};
 use crate::go::game::Game;
-use crate::go::score;
+use crate::katago::move_view::{root_ownership, MoveView};
 use crate::katago::moves::{self, depth_ok, parse_location};
 use crate::search::root_choices::RootChoices;
 use crate::vertex::{format_move, parse_color};
@@ -183,13 +183,10 @@ fn fraction_int(v: f64) -> i64 {
     (v.clamp(0.0, 1.0) * 10000.0) as i64
 }
 
-/// One move's block; `symmetry_of`: the searched move `m` copies (kata only
-/// prints it, as KataGo).
+/// One move's block (kata prints `isSymmetryOf`, as KataGo).
 fn write_move(
     out: &mut String,
-    m: &MoveInfo,
-    symmetry_of: Option<Move>,
-    order: usize,
+    m: &MoveView,
     args: &AnalyzeArgs,
     flavor: Flavor,
     geometry: Geometry,
@@ -219,21 +216,18 @@ fn write_move(
                 m.score_lead,
                 m.score_stdev,
                 m.score_lead,
-                m.score_mean,
+                m.score_selfplay,
                 m.prior,
                 m.lcb,
-                m.utility_lcb(),
+                m.utility_lcb,
                 m.visits as f64,
             );
-            if let Some(of) = symmetry_of {
+            if let Some(of) = m.is_symmetry_of {
                 let _ = write!(out, " isSymmetryOf {}", format_move(of, geometry));
             }
         }
     }
-    let _ = write!(out, " order {order} pv");
-    if m.pv.is_empty() {
-        let _ = write!(out, " {mv}");
-    }
+    let _ = write!(out, " order {} pv", m.order);
     for &p in &m.pv {
         let _ = write!(out, " {}", format_move(p, geometry));
     }
@@ -243,9 +237,6 @@ fn write_move(
     ] {
         if asked {
             let _ = write!(out, " {key}");
-            if m.pv_visits.is_empty() {
-                let _ = write!(out, " {}", m.visits);
-            }
             for v in &m.pv_visits {
                 let _ = write!(out, " {v}");
             }
@@ -278,15 +269,8 @@ pub fn info_line(
         if !out.is_empty() {
             out.push(' ');
         }
-        write_move(
-            &mut out,
-            &listed.info,
-            listed.symmetry_of,
-            order,
-            args,
-            flavor,
-            geometry,
-        );
+        let view = MoveView::new(&listed.info, order, listed.symmetry_of, false, usize::MAX);
+        write_move(&mut out, &view, args, flavor, geometry);
     }
     if flavor == Flavor::Kata && args.root_info {
         if !out.is_empty() {
@@ -314,7 +298,7 @@ pub fn info_line(
             out.push(' ');
         }
         out.push_str("ownership");
-        for v in ownership(report, color, game) {
+        for v in root_ownership(report, game.board(), color, color, None) {
             let _ = write!(out, " {v:.6}");
         }
     }
@@ -354,27 +338,10 @@ fn padded_with_unvisited(report: &Report, wanted: usize) -> Vec<MoveInfo> {
     report.moves.iter().cloned().chain(unvisited).collect()
 }
 
-/// The report's ownership, or when the engine has none, the plain count of the
-/// board (each stone and each surrounded area to its owner), from `color`'s side.
-fn ownership(report: &Report, color: Color, game: &Game) -> Vec<f64> {
-    let area = game.board().geometry().area();
-    if report.ownership.len() == area {
-        return report.ownership.clone();
-    }
-    let (_, owners) = score::count(game.board(), &[]);
-    owners
-        .into_iter()
-        .map(|(_, owner)| match owner {
-            Some(c) if c == color => 1.0,
-            Some(_) => -1.0,
-            None => 0.0,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::board::Move;
     use crate::go::rules::Rules;
 
     fn args(s: &str) -> Vec<String> {

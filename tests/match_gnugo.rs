@@ -128,7 +128,7 @@ fn final_score(engine: &[&str], file: &Path) -> f64 {
     }
 }
 
-/// Issue 5: on finished games our `final_score` (dead stones from the
+/// On finished games our `final_score` (dead stones from the
 /// search's ownership) must agree with GNU Go's own scoring.
 #[test]
 fn final_score_agrees_with_gnugo_on_finished_games() {

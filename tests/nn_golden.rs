@@ -3,7 +3,7 @@
 //! diffed with the answer KataGo's Eigen build gave on the same net
 //! (`tests/data/katago_golden/<net>.txt`, recorded by `record.py` there).
 //!
-//! Tolerances (issue 11): every policy probability within 1e-4, win/loss and
+//! Tolerances: every policy probability within 1e-4, win/loss and
 //! ownership within 1e-3, scores within 0.01 points. Illegal points must be
 //! `NAN` in both answers, and the two answers must have the same lines in the
 //! same order (labels, grid shapes), so they diff line for line.

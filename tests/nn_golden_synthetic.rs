@@ -1,7 +1,7 @@
 //! The model-version 15-17 features no public net here has, against KataGo itself: small random
 //! nets written by `common/katago_net.rs` in KataGo's `.bin.gz` format, evaluated by KataGo
 //! 1.17.2 (`tests/data/katago_golden/synth-*.txt`, recorded by `record.py` there) and by
-//! tengen's `kata-raw-nn` on the same positions, diffed line by line under issue 11's
+//! tengen's `kata-raw-nn` on the same positions, diffed line by line under the golden
 //! tolerances (policy 1e-4, win/loss and ownership 1e-3, scores 0.01).
 //!
 //! The nets are never stored: each test writes its net from the same spec and seed, checks

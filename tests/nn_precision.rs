@@ -1,4 +1,4 @@
-//! Reduced precision against fp32 (issue 25): `tengen --precision P`'s `kata-raw-nn` on the
+//! Reduced precision against fp32 (bounds in docs/precision.md): `tengen --precision P`'s `kata-raw-nn` on the
 //! golden positions, against KataGo's recorded answers (which fp32 matches within 1e-5, see
 //! `nn_golden.rs`). It prints the largest policy difference, the share of answers whose top
 //! policy move is unchanged (and of those changed, how many are near-ties: the new top move within

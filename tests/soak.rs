@@ -6,7 +6,7 @@
 //! referee accepts every move tengen plays), every move within its byo-yomi period, and in the
 //! long run resident memory flat.
 //!
-//! `cargo test` runs a short soak; the 200 games of the soak issue 26 asks for:
+//! `cargo test` runs a short soak; the 200-game soak a bot operator wants before a long run:
 //! `cargo test --test integration soak::two_hundred -- --ignored --nocapture`.
 
 mod common;

@@ -1,7 +1,7 @@
 //! Golden `kata-raw-nn` answers recorded with KataGo (`tests/data/katago_golden/record.py`) and
 //! their line-by-line diff with tengen's: the positions of `positions.txt`, the golden files'
 //! blocks (with the optional `profile NAME` line of a human-SL net's recording), and the
-//! comparison under issue 11's tolerances (policy 1e-4, win/loss and ownership 1e-3, scores
+//! comparison under the golden tolerances (policy 1e-4, win/loss and ownership 1e-3, scores
 //! 0.01 points; `NAN` on the same points).
 //!
 //! Not part of `common/mod.rs`: a test file includes it with

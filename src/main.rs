@@ -459,6 +459,9 @@ fn gtp(args: EngineArgs) -> ExitCode {
         },
         ..SearchConfig::default()
     };
+    if network.is_none() && !args.quiet {
+        tengen::log_line!("tengen: classical search: {}", describe_classical(&config));
+    }
     let human_source = args.human_model.clone().map(NetSource::HumanFlag);
     let human_network = match &human_source {
         None => None,
@@ -776,4 +779,24 @@ fn main() -> ExitCode {
         Some(Command::Gtp(args)) => gtp(args),
         None => gtp(cli.engine),
     }
+}
+
+/// The classical search's settings, for its start-up line on stderr.
+fn describe_classical(config: &SearchConfig) -> String {
+    format!(
+        "{}, {} playouts, RAVE equivalence {}, exploration {}, opening sense {}",
+        if config.transpositions {
+            "transposition table"
+        } else {
+            "plain tree"
+        },
+        match config.playout_policy {
+            Policy::Light => "light",
+            Policy::Heavy => "heavy",
+            Policy::Settling => "settling",
+        },
+        config.rave_equiv,
+        config.exploration,
+        config.priors.opening_sense
+    )
 }

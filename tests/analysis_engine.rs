@@ -377,17 +377,34 @@ fn terminate_is_echoed_and_each_turn_ends_once() {
 }
 
 /// KaTrain sends at once, without waiting for the ready line: the query
-/// waits in the pipe while the net loads and is then answered.
+/// waits in the pipe while the net loads and is then answered. The net is
+/// read through a named pipe that gets its bytes only after the query was
+/// sent, so the query is certain to come before the ready line.
+#[cfg(unix)]
 #[test]
 fn a_query_sent_before_the_ready_line_is_answered() {
-    let Some(mut e) = Analysis::start("maxVisits = 10\n") else {
+    let Some(net) = common::b6c96_path() else {
         return;
     };
-    // Nothing can have been read yet: the net takes a moment to load.
+    let dir = std::env::temp_dir().join(format!("tengen-ready-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("net.bin.gz");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let mut e = Analysis::start_on(&fifo, "maxVisits = 10\n", &[]);
     e.send(&query("early", 9, &[]));
+    // The engine cannot be ready: its net has not been given yet.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(!e.stderr().contains(READY), "{}", e.stderr());
+    std::fs::write(&fifo, std::fs::read(&net).unwrap()).expect("feed the net");
     let seen = e.until(|v| is_final(v, "early"));
     assert_eq!(seen.len(), 1);
     assert!(e.stderr().contains(READY));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// katagoanal's query: every turn of a game at once, each answered exactly

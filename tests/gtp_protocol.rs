@@ -408,17 +408,30 @@ fn score_weight_outside_0_to_half_is_refused() {
     }
 }
 
-/// The search variants used in comparison and tuning matches answer GTP
-/// like the default.
+/// The search variants used in comparison and tuning matches are the
+/// engine's (its start-up line names them) and answer GTP like the default.
 #[test]
 fn plain_tree_and_light_playouts_play_legal_moves() {
-    for variant in [
-        ["--plain-tree"].as_slice(),
-        ["--playouts-policy", "light"].as_slice(),
-        ["--rave-equiv", "1000", "--exploration", "0.2"].as_slice(),
-        ["--opening-sense", "0"].as_slice(),
+    for (variant, named) in [
+        (["--plain-tree"].as_slice(), "plain tree, heavy playouts"),
+        (
+            ["--playouts-policy", "light"].as_slice(),
+            "transposition table, light playouts",
+        ),
+        (
+            ["--rave-equiv", "1000", "--exploration", "0.2"].as_slice(),
+            "RAVE equivalence 1000, exploration 0.2,",
+        ),
+        (["--opening-sense", "0"].as_slice(), "opening sense 0"),
     ] {
         let mut e = Engine::spawn(&[variant, &["--size", "9"]].concat());
+        let setup = e.ok("name");
+        assert_eq!(setup, "tengen");
+        assert!(
+            e.stderr_has("classical search: ") && e.stderr_has(named),
+            "{variant:?}: {}",
+            e.stderr()
+        );
         let mut stones = 0;
         for color in ["b", "w", "b", "w"] {
             let mv = e.ok(&format!("genmove {color}"));
@@ -589,7 +602,10 @@ fn a_table_larger_than_memory_is_refused_with_a_message() {
 }
 
 /// Under `time_settings 0 1 1` (1 s per move, what `tengen match --time 1`
-/// sends) each genmove uses most of its second, and never all of it.
+/// sends) each genmove uses most of its second, and never all of it. The
+/// bounds leave room for a busy 2-core machine (other tests run beside this
+/// one): the engine aims at about 0.9 s, a move of 1 s or more loses the
+/// period, and one of under half a second wastes it.
 #[test]
 fn one_second_byoyomi_uses_most_of_each_second() {
     let mut e = Engine::spawn(&["--size", "9", "--playouts", "100000000", "--quiet"]);
@@ -600,7 +616,7 @@ fn one_second_byoyomi_uses_most_of_each_second() {
         e.ok(&format!("genmove {color}"));
         let took = start.elapsed().as_secs_f64();
         assert!(
-            (0.6..0.97).contains(&took),
+            (0.5..1.0).contains(&took),
             "genmove {color} took {took:.3} s"
         );
     }

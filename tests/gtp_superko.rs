@@ -139,14 +139,16 @@ fn genmove_is_always_legal_under_each_ko_rule() {
                 Engine::spawn(&[&args[..], &["--seed", "12"]].concat()),
             ];
             let mut referee = Engine::spawn(&args);
-            let mut moves = 0;
+            let mut refereed = 0;
             for game in 0..8 {
                 for e in players.iter_mut().chain([&mut referee]) {
                     e.ok("clear_board");
                 }
                 let mut passes = 0;
                 let mut turn = game % 2;
-                while passes < 2 && moves < 2000 {
+                // Each game its own cap, so that every game is played.
+                let mut moves = 0;
+                while passes < 2 && moves < 250 {
                     let color = if turn == 0 { "b" } else { "w" };
                     let mv = players[turn].ok(&format!("genmove {color}"));
                     referee.ok(&format!("play {color} {mv}"));
@@ -155,7 +157,12 @@ fn genmove_is_always_legal_under_each_ko_rule() {
                     turn = 1 - turn;
                     moves += 1;
                 }
+                refereed += moves;
             }
+            assert!(
+                refereed >= 8 * 2,
+                "{ko} {suicide}: {refereed} moves in 8 games"
+            );
             assert_eq!(
                 players[0].ok("showboard"),
                 referee.ok("showboard"),

@@ -30,13 +30,14 @@ fn kata_raw_nn_exists_only_with_a_net() {
         e.stderr_has("network from --model ") && e.stderr_has(": g170-b6c96"),
         "load is reported on stderr"
     );
-    for bad in [
-        "kata-raw-nn",
-        "kata-raw-nn 8",
-        "kata-raw-nn x",
-        "kata-raw-nn 0 2",
+    for (bad, why) in [
+        ("kata-raw-nn", "expected an optional color, a symmetry"),
+        ("kata-raw-nn 8", "symmetry must be 'all' or 0-7"),
+        ("kata-raw-nn x", "symmetry must be 'all' or 0-7"),
+        ("kata-raw-nn 0 2", "optimism must be a number from 0 to 1"),
     ] {
-        e.fail(bad);
+        let reason = e.fail(bad);
+        assert!(reason.contains(why), "{bad}: {reason}");
     }
     e.ok("play b E5");
     let one = e.ok("kata-raw-nn 0");
@@ -67,7 +68,11 @@ fn a_bad_model_file_is_refused_at_start_with_a_reason() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("not-a-net.bin.gz");
     std::fs::write(&bad, b"this is not gzip").unwrap();
-    for path in [bad.as_path(), dir.join("missing.bin.gz").as_path()] {
+    let missing = dir.join("missing.bin.gz");
+    for (path, why) in [
+        (bad.as_path(), "not a gzip file"),
+        (missing.as_path(), "cannot open"),
+    ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tengen"))
             .args(["--model", path.to_str().unwrap()])
             .output()
@@ -75,7 +80,9 @@ fn a_bad_model_file_is_refused_at_start_with_a_reason() {
         assert!(!out.status.success());
         assert!(out.stdout.is_empty(), "nothing on stdout");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("tengen:") && err.len() > 20, "{err}");
+        // The file named, then why it is refused.
+        let named = format!("tengen: {}: {why}", path.display());
+        assert!(err.contains(&named), "{err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

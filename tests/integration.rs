@@ -36,6 +36,8 @@ mod gtp_robustness;
 mod gtp_sgf;
 #[path = "gtp_superko.rs"]
 mod gtp_superko;
+#[path = "house_layout.rs"]
+mod house_layout;
 #[path = "katago_compat.rs"]
 mod katago_compat;
 #[path = "match_gnugo.rs"]

@@ -14,7 +14,7 @@ use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::go::score::GameResult;
-use crate::gtp::vertex;
+use crate::vertex;
 use crate::match_runner::gtp_client::GtpError;
 use crate::time::Clock;
 use std::time::{Duration, Instant};

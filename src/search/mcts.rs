@@ -9,10 +9,11 @@
 //! more often than the edge stops there and backs up the child's value without
 //! a playout. AMAF statistics live on edges (a parent's view of a move).
 //!
-//! Legality: the root's moves come from [`Game::is_legal`] (the real game with
-//! its full superko history); deeper moves are checked on the path's board
-//! against the game history plus the positions of the path itself. The tree
-//! never plays suicides nor fills its own true eyes.
+//! Legality: the root's moves come from
+//! [`Game::is_legal`](crate::go::game::Game::is_legal) (the real game with its
+//! full superko history); deeper moves are checked on the path's board against
+//! the game history plus the positions of the path itself. The tree never plays
+//! suicides nor fills its own true eyes.
 //!
 //! Threads share the [`Tree`] behind a mutex held while descending and while
 //! backing up; the playout runs unlocked. Virtual loss (an in-flight count
@@ -22,170 +23,19 @@
 //! ([`Tree::may_descend`]): a visit limit holds exactly, and a short search
 //! on many threads concentrates its visits as one thread would.
 
+use super::classical::priors::Prior;
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::key::{KeyMode, KeyState};
-use super::ownership::OwnershipMap;
 use super::puct;
-use super::subtree_bias::{self, BiasTable};
-use super::tt::{Edge, Outcome, Table, NO_SLOT, PASS};
+use super::root::Root;
+use super::subtree_bias;
+use super::tree::Tree;
+use super::tt::{point_move, Edge, Outcome, Table, NO_SLOT, PASS};
+use super::value::{for_mover, playout_value, win_value};
 use super::SearchConfig;
 use crate::go::board::{Board, Color, Move, Point, CELLS};
-use crate::go::game::Game;
 use crate::go::rules::KoRule;
-use crate::search::classical::playout::default_max_moves;
-use crate::search::classical::priors::Prior;
 use std::sync::{Condvar, Mutex, MutexGuard};
-
-/// The state threads share.
-pub struct Tree {
-    pub table: Table,
-    /// Ownership over this search's playouts.
-    pub ownership: OwnershipMap,
-    /// Playouts run in this search.
-    pub playouts: u64,
-    /// Simulations (playouts plus transposition stops) in this search.
-    pub simulations: u64,
-    /// Visits a leaf needs before it is expanded: starts at the root's value
-    /// each search, doubles whenever the arena fills and is pruned.
-    pub expand_after: u32,
-    /// Times the arena was pruned in this search.
-    pub prunes: u32,
-    /// The subtree-bias buckets of this search.
-    pub biases: BiasTable,
-    /// Descents on their way (descended, not yet backed up) in this search.
-    pub in_flight: u32,
-    /// Simulations this search may run, those on their way included
-    /// (`u64::MAX`: no visit limit). Every thread claims one before it
-    /// descends, so a visit limit holds exactly at any thread count.
-    pub budget: u64,
-    /// Threads waiting for room to descend ([`Worker::wait_for_room`]).
-    pub waiting: u32,
-}
-
-/// How fast the number of descents on their way may grow with the root's
-/// visits: one more for every this many. A descent under virtual loss
-/// cannot see the results of those on their way, so while the tree is
-/// small they go one after another and spread only as it grows (24 visits
-/// at 8 threads reach at most 6 at once), where a fixed width would spread
-/// a short search's visits thinly over many moves.
-pub const VISITS_PER_EXTRA_DESCENT: u32 = 4;
-
-impl Tree {
-    /// Whether one more simulation may start now: the budget has room, and
-    /// fewer descents are on their way than the root's visits allow (one
-    /// until the root has edges; see [`VISITS_PER_EXTRA_DESCENT`]).
-    pub fn may_descend(&self, root_key: u64) -> bool {
-        if self.budget_claimed() {
-            return false;
-        }
-        let width = match self
-            .table
-            .find(root_key, NO_SLOT)
-            .map(|s| self.table.node(s))
-        {
-            Some(node) if node.is_expanded() => 1 + node.visits() / VISITS_PER_EXTRA_DESCENT,
-            _ => 1,
-        };
-        self.in_flight < width
-    }
-
-    /// Whether the budget is spent: every simulation it allows has been
-    /// claimed (some may still be on their way).
-    pub fn budget_claimed(&self) -> bool {
-        self.simulations + u64::from(self.in_flight) >= self.budget
-    }
-}
-
-impl Tree {
-    /// A tree over a table of `tt_mb` megabytes.
-    ///
-    /// # Errors
-    /// The table's memory cannot be had.
-    pub fn try_new(tt_mb: usize) -> Result<Tree, std::collections::TryReserveError> {
-        Ok(Tree {
-            table: Table::try_new(tt_mb)?,
-            ownership: OwnershipMap::default(),
-            playouts: 0,
-            simulations: 0,
-            expand_after: 2,
-            prunes: 0,
-            biases: BiasTable::new(),
-            in_flight: 0,
-            budget: u64::MAX,
-            waiting: 0,
-        })
-    }
-}
-
-/// What a search starts from; shared read-only by the threads.
-pub struct Root<'a> {
-    pub game: &'a Game,
-    pub board: Board,
-    pub color: Color,
-    pub keys: KeyState,
-    pub key: u64,
-    pub mode: KeyMode,
-    /// `legal[cell]`: the root may play there (true board plays only). The
-    /// root's edges are made for these.
-    pub legal: Vec<bool>,
-    /// `searched[cell]`: legal and not excluded by the front end (avoided,
-    /// or an image of a searched move): the root's moves the search visits
-    /// and reports. Excluded moves keep their edges, so priors and a table
-    /// shared with other searches stay as the net gave them.
-    pub searched: Vec<bool>,
-    pub max_depth: usize,
-    pub max_playout_moves: u32,
-    /// Visits a leaf needs before it is expanded.
-    pub expand_after: u32,
-    /// The margin (for Black, komi included) the score part of a playout's
-    /// value is centred on: the expected result of the position
-    /// ([`playout_value`]).
-    pub score_center: f64,
-}
-
-impl<'a> Root<'a> {
-    pub fn new(game: &'a Game, color: Color, cfg: &SearchConfig) -> Root<'a> {
-        let transpositions = cfg.transpositions;
-        let board = game.board().clone();
-        let keys = KeyState::of_game(game);
-        let superko = game.rules().ko != KoRule::Simple;
-        let mode = if transpositions {
-            KeyMode::Transpositions { superko }
-        } else {
-            KeyMode::PlainTree
-        };
-        let mut legal = vec![false; CELLS];
-        for p in board.empty_points() {
-            legal[p.index()] = game.is_legal(color, Move::Play(p));
-        }
-        let area = board.geometry().area();
-        let expand_after = if cfg.expand_after > 0 {
-            cfg.expand_after
-        } else {
-            (area as u32 / 40).max(2)
-        };
-        Root {
-            expand_after,
-            key: keys.key(&board, color, mode),
-            max_playout_moves: default_max_moves(&board),
-            board,
-            color,
-            keys,
-            mode,
-            searched: legal.clone(),
-            legal,
-            game,
-            max_depth: area,
-            score_center: 0.0,
-        }
-    }
-
-    /// Whether the search may begin with the edge to `point`: a pass, or
-    /// a board play [`Root::searched`] keeps.
-    pub fn searches(&self, point: u16) -> bool {
-        point == PASS || self.searched[point as usize]
-    }
-}
 
 /// One level of the descent.
 #[derive(Clone, Copy, Debug)]
@@ -235,64 +85,12 @@ pub struct Worker {
     leaf: Leaf,
 }
 
-/// 1 for a Black win by `margin` (komi included), 0 for a loss, ½ for a draw.
-#[inline]
-pub fn win_value(margin: f64) -> f64 {
-    if margin > 0.0 {
-        1.0
-    } else if margin < 0.0 {
-        0.0
-    } else {
-        0.5
-    }
-}
-
-/// The value for Black of a playout that ended `margin` points up (komi
-/// included) on a board of side `size`: the win value, and with weight
-/// `score_weight` a score value `0.5 + 0.5 * tanh((margin - center) / size)`
-/// centred on the expected margin `center` (KataGo's dynamic score utility).
-/// Centring keeps the score part sharp when the game is lopsided and every
-/// playout is won (or lost) by far; see [`super::SearchConfig::score_weight`].
-#[inline]
-pub fn playout_value(margin: f64, center: f64, size: f64, score_weight: f64) -> f64 {
-    let score = 0.5 + 0.5 * ((margin - center) / size).tanh();
-    (1.0 - score_weight) * win_value(margin) + score_weight * score
-}
-
-/// The winning probability behind a mean [`playout_value`]: the score part
-/// averages about ½ (it is centred on the expected margin), so the win part
-/// is `(value - w/2) / (1 - w)`. What analysis reports and resigning uses.
-pub fn winrate_of(value: f64, score_weight: f64) -> f64 {
-    if score_weight >= 1.0 {
-        return 0.5;
-    }
-    ((value - 0.5 * score_weight) / (1.0 - score_weight)).clamp(0.0, 1.0)
-}
-
-/// A value of Black's (0..1) as `mover` sees it.
-#[inline]
-pub(super) fn for_mover(black_value: f32, mover: Color) -> f32 {
-    match mover {
-        Color::Black => black_value,
-        Color::White => 1.0 - black_value,
-    }
-}
-
 /// The point of a board play (`None` for a pass).
 #[inline]
 fn as_point(mv: Move) -> Option<Point> {
     match mv {
         Move::Play(p) => Some(p),
         Move::Pass => None,
-    }
-}
-
-#[inline]
-pub(super) fn point_move(point: u16) -> Move {
-    if point == PASS {
-        Move::Pass
-    } else {
-        Move::Play(Point::from_index(point as usize))
     }
 }
 
@@ -898,45 +696,6 @@ impl Worker {
                 Self::observe_bias(t, slot, self.path[i - 1].bias_key, cfg);
             }
             q = t.table.node(slot).value();
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn any_win_outweighs_any_loss_and_margins_order_the_rest() {
-        let size = 9.0;
-        for w in [0.0, 0.1, 0.25, 0.5] {
-            for center in [-60.0, 0.0, 60.0] {
-                let v = |m: f64| playout_value(m, center, size, w);
-                // A narrow win against a crushing loss, wherever the centre is.
-                assert!(v(0.5) >= v(-0.5), "w {w} center {center}");
-                assert!(v(0.5) > v(-80.0), "w {w} center {center}");
-                let score_only = playout_value(0.0, center, size, 1.0);
-                assert_eq!(v(0.0), 0.5 * (1.0 - w) + w * score_only);
-                if w > 0.0 {
-                    // Around the centre a few points still count, won or lost.
-                    assert!(
-                        v(center + 3.0) > v(center - 3.0) + w * 0.1,
-                        "w {w} center {center}"
-                    );
-                } else {
-                    assert_eq!(v(30.0), v(80.0));
-                }
-                for m in [-80.0, -7.5, 0.5, 7.5, 80.0] {
-                    assert!((0.0..=1.0).contains(&v(m)));
-                }
-                // Results at the centre carry no score signal: the win rate
-                // comes back exactly.
-                let won = playout_value(center.abs() + 1.0, center.abs() + 1.0, size, w);
-                let lost = playout_value(-center.abs() - 1.0, -center.abs() - 1.0, size, w);
-                assert!((winrate_of(won, w) - 1.0).abs() < 1e-12);
-                assert!(winrate_of(lost, w).abs() < 1e-12);
-                assert!((winrate_of(0.5 * (won + lost), w) - 0.5).abs() < 1e-12);
-            }
         }
     }
 }

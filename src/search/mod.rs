@@ -6,6 +6,8 @@
 //! - [`key`]: which positions share a node (and the superko reasoning);
 //! - [`tt`]: the fixed-size node table and edge arena, kept between moves;
 //! - [`mcts`]: descent, expansion, batches of leaves, graph-sound backup;
+//! - [`root`]: what a search starts from; [`tree`]: what its threads share;
+//! - [`value`]: what a playout's result is worth, to either player;
 //! - [`evaluate`]: the seam ([`evaluate::LeafEvaluator`]) and what crosses it;
 //! - [`classical`]: heuristic priors and playouts, chosen among by UCT + RAVE;
 //! - [`network`]: a KataGo net's policy, value, score and ownership, chosen
@@ -42,12 +44,15 @@ pub mod net_cache;
 pub mod network;
 pub mod ownership;
 pub mod puct;
+pub mod root;
 pub mod root_choices;
 pub mod simulated;
 pub mod subtree_bias;
 #[cfg(test)]
 mod test_nets;
+pub mod tree;
 pub mod tt;
+pub mod value;
 pub mod value_weight;
 
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
@@ -62,16 +67,18 @@ use evaluate::LeafEvaluator;
 use human::HumanPlay;
 use key::{KeyMode, KeyState};
 use levels::Level;
-use mcts::{Root, Tree, Worker};
+use mcts::Worker;
 use net_cache::{net_input_key, NetCache};
 use network::NetworkLeaves;
 use ownership::OwnershipMap;
 use puct::PuctConfig;
+use root::Root;
 use root_choices::RootChoices;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-use tt::NO_SLOT;
+use tree::Tree;
+use tt::{point_move, NO_SLOT};
 
 /// More search threads than this are not started.
 pub const MAX_THREADS: usize = 256;
@@ -133,7 +140,7 @@ pub struct SearchConfig {
     /// Weight of the final margin in a playout's value (0: win or loss only).
     /// A win is worth `1 - w + w * m`, a loss `w * m`, where `m` in 0..=1
     /// grows with Black's margin around the position's expected margin
-    /// ([`mcts::playout_value`]); so any win still beats any loss, but among
+    /// ([`value::playout_value`]); so any win still beats any loss, but among
     /// won (or lost) lines the search prefers the bigger margin, and keeps
     /// playing sensible moves when far ahead or behind, in handicap games
     /// for one.
@@ -776,7 +783,7 @@ impl MctsEngine {
     /// The state of the search at the root. Win rates are the mean winning
     /// chances of the results below each node when `exact_winrates` (the
     /// network's search), else read back from the blended values
-    /// ([`mcts::winrate_of`], as the classical search always has).
+    /// ([`value::winrate_of`], as the classical search always has).
     fn report(t: &Tree, root: &Root, cfg: &SearchConfig, exact_winrates: bool) -> Report {
         let color = root.color;
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
@@ -789,7 +796,7 @@ impl MctsEngine {
         };
         let winrate = |black_q: f64, node: Option<&tt::Node>| match node {
             Some(n) if exact_winrates && n.score_n > 0 => for_color(n.win_rate()),
-            _ => for_color(mcts::winrate_of(black_q, cfg.score_weight)),
+            _ => for_color(value::winrate_of(black_q, cfg.score_weight)),
         };
         let mut report = Report {
             visits: t.simulations,
@@ -832,7 +839,7 @@ impl MctsEngine {
                     let lead = node.mean_outcome().lead;
                     (sign * node.score(), sign * lead, node.score_stdev())
                 });
-                let mut pv = vec![mcts::point_move(e.point)];
+                let mut pv = vec![point_move(e.point)];
                 let mut pv_visits = vec![e.visits as u64];
                 if let Some(c) = child {
                     Self::principal_variation(&t.table, c, &mut pv, &mut pv_visits);
@@ -841,7 +848,7 @@ impl MctsEngine {
                     let node = t.table.node(c);
                     node.value_sq_mean() - node.value() * node.value()
                 });
-                let mover_q = mcts::for_mover(e.child_q, color) as f64;
+                let mover_q = value::for_mover(e.child_q, color) as f64;
                 let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
                 // The network's search shows the bound it chooses by, moved
                 // to the win rate (as KataGo shows it); the classical search
@@ -852,7 +859,7 @@ impl MctsEngine {
                     winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()
                 };
                 let info = MoveInfo {
-                    mv: mcts::point_move(e.point),
+                    mv: point_move(e.point),
                     visits: e.visits as u64,
                     winrate,
                     prior: e.prior_w as f64 / prior_total,
@@ -876,7 +883,7 @@ impl MctsEngine {
                 .max_by(|a, b| a.prior_w.total_cmp(&b.prior_w));
             if let Some(e) = favourite {
                 let prior = e.prior_w as f64 / prior_total;
-                let info = MoveInfo::unvisited(mcts::point_move(e.point), prior, &report);
+                let info = MoveInfo::unvisited(point_move(e.point), prior, &report);
                 moves.push((info, f64::NEG_INFINITY));
             }
         }
@@ -896,7 +903,7 @@ impl MctsEngine {
         report.unvisited = edges
             .iter()
             .filter(|e| e.visits == 0 && root.searches(e.point))
-            .map(|e| (mcts::point_move(e.point), e.prior_w as f64 / prior_total))
+            .map(|e| (point_move(e.point), e.prior_w as f64 / prior_total))
             .filter(|(mv, _)| report.moves.iter().all(|m| m.mv != *mv))
             .collect();
         report.unvisited.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -959,7 +966,7 @@ impl MctsEngine {
                 .filter(|e| e.visits > 0)
                 .max_by_key(|e| e.visits);
             let Some(e) = best else { break };
-            pv.push(mcts::point_move(e.point));
+            pv.push(point_move(e.point));
             visits.push(e.visits as u64);
             match table.find(e.child_key, e.child_slot) {
                 Some(c) if c != slot => slot = c,
@@ -1061,7 +1068,7 @@ impl MctsEngine {
             .edges(slot)
             .iter()
             .filter(|e| root.searches(e.point))
-            .map(|e| (mcts::point_move(e.point), e.prior_w))
+            .map(|e| (point_move(e.point), e.prior_w))
             .collect()
     }
 
@@ -1462,7 +1469,7 @@ mod tests {
                         .filter(|e| e.visits > 0)
                         .map(|e| value_weight::Child {
                             prior: e.prior_w,
-                            value: mcts::for_mover(e.child_q, mover) as f64,
+                            value: value::for_mover(e.child_q, mover) as f64,
                             visits: e.visits as f64,
                             tag: 0,
                         })

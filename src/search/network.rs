@@ -11,9 +11,10 @@
 //! [`nn::Evaluator`]: crate::nn::Evaluator
 
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
-use super::mcts::{playout_value, Root};
 use super::net_cache::{net_input_key, CachedValue, NetCache};
 use super::puct::net_value;
+use super::root::Root;
+use super::value::{playout_value, win_value};
 use super::SearchConfig;
 use crate::go::board::{Board, Color};
 use crate::go::game::Game;
@@ -344,7 +345,7 @@ impl LeafEvaluator for NetworkLeaves {
             let size = (leaf.board.geometry().area() as f64).sqrt();
             neutral(out);
             out.margin = margin;
-            out.black_win = super::mcts::win_value(margin);
+            out.black_win = win_value(margin);
             out.lead = margin;
             out.value = playout_value(margin, root.score_center, size, cfg.score_weight);
             return;

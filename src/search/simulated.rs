@@ -6,7 +6,7 @@
 //! visits a second can be held against the ideal `threads / latency`.
 
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
-use super::mcts::Root;
+use super::root::Root;
 use super::SearchConfig;
 use crate::go::board::{Board, Color, CELLS};
 use crate::nn::NetEval;

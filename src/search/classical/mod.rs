@@ -17,7 +17,7 @@ pub mod priors;
 pub mod tactics;
 
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
-use super::mcts::Root;
+use super::root::Root;
 use super::SearchConfig;
 use crate::go::board::{Board, Color, Point};
 use playout::{play_out, sample_playouts, MovePolicy, PlayoutRng, Policy};

@@ -11,8 +11,8 @@
 //!   score and ownership are backed up; the core chooses edges by PUCT
 //!   ([`Selection::Puct`]).
 
+use super::config::SearchConfig;
 use super::root::Root;
-use super::SearchConfig;
 use crate::go::board::{Board, Color, Move, Point};
 use crate::search::classical::priors::Prior;
 

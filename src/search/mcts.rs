@@ -24,6 +24,7 @@
 //! on many threads concentrates its visits as one thread would.
 
 use super::classical::priors::Prior;
+use super::config::SearchConfig;
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::key::{KeyMode, KeyState};
 use super::puct;
@@ -32,7 +33,6 @@ use super::subtree_bias;
 use super::tree::Tree;
 use super::tt::{point_move, Edge, Outcome, Table, NO_SLOT, PASS};
 use super::value::{for_mover, playout_value, win_value};
-use super::SearchConfig;
 use crate::go::board::{Board, Color, Move, Point, CELLS};
 use crate::go::rules::KoRule;
 use std::sync::{Condvar, Mutex, MutexGuard};

@@ -2,9 +2,9 @@
 //! the search may begin with, shared read-only by the threads.
 
 use super::classical::playout::default_max_moves;
+use super::config::SearchConfig;
 use super::key::{KeyMode, KeyState};
 use super::tt::PASS;
-use super::SearchConfig;
 use crate::go::board::{Board, Color, Move, CELLS};
 use crate::go::game::Game;
 use crate::go::rules::KoRule;

@@ -28,7 +28,8 @@ pub struct Tree {
     /// (`u64::MAX`: no visit limit). Every thread claims one before it
     /// descends, so a visit limit holds exactly at any thread count.
     pub budget: u64,
-    /// Threads waiting for room to descend ([`Worker::wait_for_room`](super::mcts::Worker::wait_for_room)).
+    /// Threads waiting for room to descend
+    /// ([`Worker::wait_for_room`](super::mcts::Worker::wait_for_room)).
     pub waiting: u32,
 }
 

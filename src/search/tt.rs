@@ -91,7 +91,8 @@ impl Node {
     }
 
     /// Q: Black's value, or 0.5 with no visits: the winning probability,
-    /// blended with the margin by [`super::SearchConfig::score_weight`];
+    /// blended with the margin by
+    /// [`SearchConfig::score_weight`](super::config::SearchConfig::score_weight);
     /// the node's own evaluations corrected by its subtree bias.
     #[inline]
     pub fn value(&self) -> f64 {

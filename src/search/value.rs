@@ -21,7 +21,8 @@ pub fn win_value(margin: f64) -> f64 {
 /// `score_weight` a score value `0.5 + 0.5 * tanh((margin - center) / size)`
 /// centred on the expected margin `center` (KataGo's dynamic score utility).
 /// Centring keeps the score part sharp when the game is lopsided and every
-/// playout is won (or lost) by far; see [`super::SearchConfig::score_weight`].
+/// playout is won (or lost) by far; see
+/// [`SearchConfig::score_weight`](super::config::SearchConfig::score_weight).
 #[inline]
 pub fn playout_value(margin: f64, center: f64, size: f64, score_weight: f64) -> f64 {
     let score = 0.5 + 0.5 * ((margin - center) / size).tanh();

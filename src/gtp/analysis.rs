@@ -9,11 +9,11 @@
 
 use super::protocol::GtpError;
 use super::vertex::{format_move, parse_color, Vertex};
+use crate::engine::root_choices::RootChoices;
 use crate::engine::{excluded_points, MoveInfo, MoveRestriction, Report};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::score;
-use crate::search::root_choices::RootChoices;
 use std::fmt::Write;
 use std::time::Duration;
 

@@ -31,6 +31,7 @@ pub mod protocol;
 pub mod setup;
 pub use crate::vertex;
 
+use crate::engine::root_choices::RootChoices;
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
@@ -38,7 +39,6 @@ use crate::go::rules::Rules;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
 use crate::search::levels::Level;
-use crate::search::root_choices::RootChoices;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
 use protocol::Command;

@@ -3,9 +3,9 @@
 
 use super::classical::playout::Policy;
 use super::classical::priors::PriorWeights;
-use super::levels::Level;
 use super::puct::PuctConfig;
 use super::value_weight::ValueShaping;
+use crate::engine::level::Level;
 use crate::nn::metadata::SgfMetadata;
 use std::time::Duration;
 

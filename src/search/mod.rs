@@ -45,8 +45,8 @@ pub mod net_cache;
 pub mod network;
 pub mod ownership;
 pub mod puct;
+pub mod random;
 pub mod root;
-pub mod root_choices;
 pub mod simulated;
 pub mod subtree_bias;
 #[cfg(test)]
@@ -57,7 +57,10 @@ pub mod value;
 pub mod value_weight;
 
 pub use config::{QueryOptions, SearchConfig, DEFAULT_PLAYOUTS, MAX_THREADS};
+pub use random::RandomEngine;
 
+use crate::engine::level::Level;
+use crate::engine::root_choices::RootChoices;
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, MoveInfo, Report};
 use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
@@ -68,13 +71,11 @@ use classical::Classical;
 use evaluate::LeafEvaluator;
 use human::HumanPlay;
 use key::{KeyMode, KeyState};
-use levels::Level;
 use mcts::Worker;
 use net_cache::{net_input_key, NetCache};
 use network::NetworkLeaves;
 use ownership::OwnershipMap;
 use root::Root;
-use root_choices::RootChoices;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};

@@ -52,7 +52,7 @@ pub struct SearchConfig {
     pub fpu: f32,
     /// Prior weights for new edges.
     pub priors: PriorWeights,
-    /// Playout policy of [`MctsEngine::new`](super::MctsEngine::new).
+    /// Playout policy of [`MctsEngine::new`](super::mcts_engine::MctsEngine::new).
     pub playout_policy: Policy,
     /// How often `genmove` reports progress.
     pub report_interval: Duration,
@@ -111,7 +111,7 @@ impl SearchConfig {
 }
 
 /// The part of [`SearchConfig`] each analysis query sets
-/// ([`MctsEngine::set_query_options`](super::MctsEngine::set_query_options)).
+/// ([`MctsEngine::set_query_options`](super::mcts_engine::MctsEngine::set_query_options)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueryOptions {
     pub ignore_pre_root_history: bool,

@@ -5,6 +5,7 @@
 use super::ownership::OwnershipMap;
 use super::subtree_bias::BiasTable;
 use super::tt::{Table, NO_SLOT};
+use std::sync::Mutex;
 
 /// The state threads share.
 pub struct Tree {
@@ -85,5 +86,13 @@ impl Tree {
             budget: u64::MAX,
             waiting: 0,
         })
+    }
+}
+
+/// The tree behind `tree`'s lock, even if a thread panicked holding it.
+pub(super) fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
+    match tree.lock() {
+        Ok(t) => t,
+        Err(poisoned) => poisoned.into_inner(),
     }
 }

@@ -25,18 +25,13 @@ pub(super) fn search_report(
     exact_winrates: bool,
 ) -> Report {
     let color = root.color;
-    let sign = if color == Color::Black { 1.0 } else { -1.0 };
-    let for_color = |black_winrate: f64| {
-        if color == Color::Black {
-            black_winrate
-        } else {
-            1.0 - black_winrate
-        }
+    let view = Viewpoint {
+        color,
+        sign: if color == Color::Black { 1.0 } else { -1.0 },
+        exact_winrates,
+        score_weight: cfg.score_weight,
     };
-    let winrate = |black_q: f64, node: Option<&tt::Node>| match node {
-        Some(n) if exact_winrates && n.score_n > 0 => for_color(n.win_rate()),
-        _ => for_color(value::winrate_of(black_q, cfg.score_weight)),
-    };
+    let sign = view.sign;
     let mut report = Report {
         visits: t.simulations,
         ownership: t.ownership.for_color(&root.board, color),
@@ -47,16 +42,15 @@ pub(super) fn search_report(
         return report;
     };
     let node = t.table.node(slot);
-    let utility = |black_q: f64| sign * (2.0 * black_q - 1.0);
-    report.winrate = winrate(node.value(), Some(node));
+    report.winrate = view.winrate(node.value(), Some(node));
     report.score_lead = sign * node.mean_outcome().lead;
     report.score_mean = sign * node.score();
     report.score_stdev = node.score_stdev();
-    report.utility = utility(node.value());
+    report.utility = view.utility(node.value());
     let edges = t.table.edges(slot);
     if exact_winrates {
         if let Some(o) = pruned_root_outcome(t, slot, root, cfg) {
-            report.winrate = for_color(o.win);
+            report.winrate = view.for_color(o.win);
             report.score_lead = sign * o.lead;
             report.score_mean = sign * o.margin;
         }
@@ -69,49 +63,7 @@ pub(super) fn search_report(
     let mut moves: Vec<(MoveInfo, f64)> = edges
         .iter()
         .filter(|e| e.visits > 0 && root.searches(e.point))
-        .map(|e| {
-            let n = e.visits as f64;
-            let child = t.table.find(e.child_key, e.child_slot);
-            let winrate = winrate(e.child_q as f64, child.map(|c| t.table.node(c)));
-            let (score, lead, stdev) = child.map_or((0.0, 0.0, 0.0), |c| {
-                let node = t.table.node(c);
-                let lead = node.mean_outcome().lead;
-                (sign * node.score(), sign * lead, node.score_stdev())
-            });
-            let mut pv = vec![point_move(e.point)];
-            let mut pv_visits = vec![e.visits as u64];
-            if let Some(c) = child {
-                principal_variation(&t.table, c, &mut pv, &mut pv_visits);
-            }
-            let variance = child.map_or(0.0, |c| {
-                let node = t.table.node(c);
-                node.value_sq_mean() - node.value() * node.value()
-            });
-            let mover_q = value::for_mover(e.child_q, color) as f64;
-            let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
-            // The network's search shows the bound it chooses by, moved
-            // to the win rate (as KataGo shows it); the classical search
-            // a binomial bound of the win rate.
-            let lcb = if exact_winrates {
-                winrate - (mover_q - value_lcb)
-            } else {
-                winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()
-            };
-            let info = MoveInfo {
-                mv: point_move(e.point),
-                visits: e.visits as u64,
-                winrate,
-                prior: e.prior_w as f64 / prior_total,
-                lcb: lcb.max(0.0),
-                score_lead: lead,
-                score_mean: score,
-                score_stdev: stdev,
-                utility: utility(e.child_q as f64),
-                pv,
-                pv_visits,
-            };
-            (info, value_lcb)
-        })
+        .map(|e| move_info(t, view, e, prior_total))
         .collect();
     if moves.is_empty() {
         // The search ended before a root move was visited (a slow net, a
@@ -147,6 +99,92 @@ pub(super) fn search_report(
         .collect();
     report.unvisited.sort_by(|a, b| b.1.total_cmp(&a.1));
     report
+}
+
+/// How the report shows Black's figures: for the player the search is for,
+/// with win rates exact or read back from the blended values.
+#[derive(Clone, Copy)]
+struct Viewpoint {
+    color: Color,
+    /// 1 for Black, -1 for White: what Black's scores are multiplied by.
+    sign: f64,
+    exact_winrates: bool,
+    score_weight: f64,
+}
+
+impl Viewpoint {
+    /// Black's win rate as the player sees it.
+    fn for_color(self, black_winrate: f64) -> f64 {
+        if self.color == Color::Black {
+            black_winrate
+        } else {
+            1.0 - black_winrate
+        }
+    }
+
+    /// The player's win rate at a node of Black's value `black_q` (`node`:
+    /// the node, whose results give the exact one).
+    fn winrate(self, black_q: f64, node: Option<&tt::Node>) -> f64 {
+        match node {
+            Some(n) if self.exact_winrates && n.score_n > 0 => self.for_color(n.win_rate()),
+            _ => self.for_color(value::winrate_of(black_q, self.score_weight)),
+        }
+    }
+
+    /// The player's utility, -1..=1, at Black's value `black_q`.
+    fn utility(self, black_q: f64) -> f64 {
+        self.sign * (2.0 * black_q - 1.0)
+    }
+}
+
+/// The visited root edge `e` as a reported move, with the lower bound of its
+/// value the network's search chooses by.
+fn move_info(t: &Tree, view: Viewpoint, e: &tt::Edge, prior_total: f64) -> (MoveInfo, f64) {
+    let n = e.visits as f64;
+    let child = t.table.find(e.child_key, e.child_slot);
+    let winrate = view.winrate(e.child_q as f64, child.map(|c| t.table.node(c)));
+    let (score, lead, stdev) = child.map_or((0.0, 0.0, 0.0), |c| {
+        let node = t.table.node(c);
+        let lead = node.mean_outcome().lead;
+        (
+            view.sign * node.score(),
+            view.sign * lead,
+            node.score_stdev(),
+        )
+    });
+    let mut pv = vec![point_move(e.point)];
+    let mut pv_visits = vec![e.visits as u64];
+    if let Some(c) = child {
+        principal_variation(&t.table, c, &mut pv, &mut pv_visits);
+    }
+    let variance = child.map_or(0.0, |c| {
+        let node = t.table.node(c);
+        node.value_sq_mean() - node.value() * node.value()
+    });
+    let mover_q = value::for_mover(e.child_q, view.color) as f64;
+    let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
+    // The network's search shows the bound it chooses by, moved
+    // to the win rate (as KataGo shows it); the classical search
+    // a binomial bound of the win rate.
+    let lcb = if view.exact_winrates {
+        winrate - (mover_q - value_lcb)
+    } else {
+        winrate - 1.96 * (winrate * (1.0 - winrate) / n).sqrt()
+    };
+    let info = MoveInfo {
+        mv: point_move(e.point),
+        visits: e.visits as u64,
+        winrate,
+        prior: e.prior_w as f64 / prior_total,
+        lcb: lcb.max(0.0),
+        score_lead: lead,
+        score_mean: score,
+        score_stdev: stdev,
+        utility: view.utility(e.child_q as f64),
+        pv,
+        pv_visits,
+    };
+    (info, value_lcb)
 }
 
 /// The root's win rate, lead and margin (Black's) as the mean of its

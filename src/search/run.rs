@@ -183,28 +183,7 @@ impl Search<'_> {
             return Report::default();
         };
         root.score_center = first.expected_margin(&root, table_margin, cfg, cfg.seed ^ searches);
-        {
-            let mut t = lock(tree);
-            t.table.new_search();
-            t.ownership.clear();
-            t.playouts = 0;
-            t.simulations = 0;
-            t.prunes = 0;
-            t.in_flight = 0;
-            t.biases.new_search();
-            t.budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
-            t.expand_after = root.expand_after;
-            // The root's own evaluation is its own now: no correction from
-            // the buckets of the search in which it was a descendant.
-            if let Some(slot) = t.table.find(root.key, NO_SLOT) {
-                t.table.node_mut(slot).bias = subtree_bias::Contribution::default();
-            }
-            if t.table.edge_usage() > 0.5 {
-                if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
-                    t.table.compact(slot);
-                }
-            }
-        }
+        self.begin(&root);
         let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let exact = first.selection() == evaluate::Selection::Puct;
         let done = AtomicBool::new(false);
@@ -229,46 +208,7 @@ impl Search<'_> {
                 });
             }
             first.begin_search(root_ref, seed);
-            let mut workers = Worker::batch(first.batch_size(), &root_ref.board);
-            let mut last_report = Instant::now();
-            let mut iterations = 0u64;
-            let mut batch = workers.len();
-            let mut per_leaf = Duration::ZERO;
-            // At least one simulation, so that even an immediate stop has a move.
-            loop {
-                let batch_start = Instant::now();
-                let done_now = Worker::simulate_batch(
-                    &mut workers[..batch],
-                    tree,
-                    &wake,
-                    root_ref,
-                    cfg,
-                    first,
-                );
-                if done_now == 0 {
-                    Worker::wait_for_room(tree, &wake, root_ref);
-                } else {
-                    iterations += done_now as u64;
-                    // With a slow net a batch is a sizeable part of a move's
-                    // time: the next one holds as many leaves as can end in
-                    // time (a full batch that cannot would leave that time
-                    // unused), and none is started when not even one leaf can.
-                    per_leaf = batch_start.elapsed() / done_now as u32;
-                    batch =
-                        leaves_in_time(per_leaf, self.rule.time, start.elapsed(), workers.len());
-                }
-                let next_batch = per_leaf * batch as u32;
-                if stop.load(Ordering::Relaxed)
-                    || should_stop(tree, root_ref, self.rule, start, next_batch, iterations)
-                {
-                    break;
-                }
-                if last_report.elapsed() >= self.interval {
-                    last_report = Instant::now();
-                    let report = search_report(&lock(tree), root_ref, cfg, exact);
-                    progress(&report);
-                }
-            }
+            self.lead(first, root_ref, start, exact, &wake, progress);
             done.store(true, Ordering::Relaxed);
             wake.notify_all();
         });
@@ -277,6 +217,81 @@ impl Search<'_> {
             progress(&report);
         }
         report
+    }
+
+    /// Makes the tree ready for a search from `root`: this search's counts,
+    /// ownership, buckets and budget start afresh, the root's own bias
+    /// correction is dropped, and a half-full arena is compacted around it.
+    fn begin(&self, root: &Root) {
+        let mut t = lock(self.tree);
+        t.table.new_search();
+        t.ownership.clear();
+        t.playouts = 0;
+        t.simulations = 0;
+        t.prunes = 0;
+        t.in_flight = 0;
+        t.biases.new_search();
+        t.budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
+        t.expand_after = root.expand_after;
+        // The root's own evaluation is its own now: no correction from
+        // the buckets of the search in which it was a descendant.
+        if let Some(slot) = t.table.find(root.key, NO_SLOT) {
+            t.table.node_mut(slot).bias = subtree_bias::Contribution::default();
+        }
+        if t.table.edge_usage() > 0.5 {
+            if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
+                t.table.compact(slot);
+            }
+        }
+    }
+
+    /// The calling thread's part of the search, with `first`: simulates
+    /// batches sized to the time left until the stop rule (or `stop`) ends
+    /// the search, reporting to `progress` every interval. `exact`: the
+    /// reports' win rates are the network search's exact means.
+    fn lead<E: LeafEvaluator>(
+        &self,
+        first: &mut E,
+        root: &Root,
+        start: Instant,
+        exact: bool,
+        wake: &Condvar,
+        progress: &mut dyn FnMut(&Report),
+    ) {
+        let (cfg, tree, stop) = (self.cfg, self.tree, self.stop);
+        let mut workers = Worker::batch(first.batch_size(), &root.board);
+        let mut last_report = Instant::now();
+        let mut iterations = 0u64;
+        let mut batch = workers.len();
+        let mut per_leaf = Duration::ZERO;
+        // At least one simulation, so that even an immediate stop has a move.
+        loop {
+            let batch_start = Instant::now();
+            let done_now =
+                Worker::simulate_batch(&mut workers[..batch], tree, wake, root, cfg, first);
+            if done_now == 0 {
+                Worker::wait_for_room(tree, wake, root);
+            } else {
+                iterations += done_now as u64;
+                // With a slow net a batch is a sizeable part of a move's
+                // time: the next one holds as many leaves as can end in
+                // time (a full batch that cannot would leave that time
+                // unused), and none is started when not even one leaf can.
+                per_leaf = batch_start.elapsed() / done_now as u32;
+                batch = leaves_in_time(per_leaf, self.rule.time, start.elapsed(), workers.len());
+            }
+            let next_batch = per_leaf * batch as u32;
+            if stop.load(Ordering::Relaxed)
+                || should_stop(tree, root, self.rule, start, next_batch, iterations)
+            {
+                break;
+            }
+            if last_report.elapsed() >= self.interval {
+                last_report = Instant::now();
+                let report = search_report(&lock(tree), root, cfg, exact);
+                progress(&report);
+            }
+        }
     }
 }
 

@@ -37,7 +37,7 @@ pub(super) struct NetworkParts {
     pub(super) threads: Vec<NetworkLeaves>,
 }
 
-/// The search engine. See the module documentation.
+/// The search engine. See the [search module](super)'s documentation.
 pub struct MctsEngine {
     pub(super) config: SearchConfig,
     pub(super) tree: Mutex<Tree>,

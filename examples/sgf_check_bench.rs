@@ -9,7 +9,8 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use tengen::config::RuleArgs;
-use tengen::engine::{Decision, Engine, GenmoveOptions, RandomEngine};
+use tengen::engine::{Decision, Engine, GenmoveOptions};
+use tengen::search::RandomEngine;
 use tengen::sgf::check::check_bytes;
 use tengen::{Color, Game, Geometry, Preset};
 

@@ -10,7 +10,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use tengen::engine::{Decision, Engine, GenmoveOptions, RandomEngine};
+use tengen::engine::{Decision, Engine, GenmoveOptions};
+use tengen::search::RandomEngine;
 use tengen::{Color, Game, Geometry, Preset};
 
 /// Longest game written; random games end well before this.

@@ -1,18 +1,25 @@
 //! The contract between the protocol front end (GTP, the match runner) and
-//! whatever chooses moves: a search, or the simple [`RandomEngine`].
+//! whatever chooses moves: a search, or the simple
+//! [`RandomEngine`](crate::search::random::RandomEngine).
 //!
 //! The front end owns the [`Game`] and the clock; it asks an [`Engine`] for a
 //! move within [`Limits`], may stop it at any time through an `AtomicBool`, and
 //! receives [`Report`]s while it thinks (for `lz-analyze`, `kata-analyze`,
 //! GoGui's analysis commands). An engine never sees protocol text.
+//!
+//! Below it, using nothing of the search: [`level`] (how strong an engine
+//! plays) and [`root_choices`] (what a search may begin with).
+
+pub mod level;
+pub mod root_choices;
 
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::nn::metadata::SgfMetadata;
-use crate::search::classical::playout::{random_point_where, PlayoutRng};
-use crate::search::levels::Level;
-use crate::search::root_choices::RootChoices;
-use std::sync::atomic::{AtomicBool, Ordering};
+use level::Level;
+use root_choices::RootChoices;
+use std::borrow::Cow;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// When to stop thinking: whichever limit is reached first. No limit at all
@@ -135,6 +142,49 @@ impl MoveInfo {
     }
 }
 
+/// One line of a listing: a move as searched, or turned into one of its
+/// images (`symmetry_of` the searched move it copies).
+pub struct Listed<'a> {
+    pub info: Cow<'a, MoveInfo>,
+    pub symmetry_of: Option<Move>,
+}
+
+/// The front ends' listing of a search's moves under the root's choices
+/// (here beside [`MoveInfo`], which it copies).
+impl RootChoices {
+    /// KataGo's listing of a search's moves (best first) under symmetry
+    /// pruning: each move, then each of its images not listed yet and not
+    /// avoided, as a copy with the move and the variation turned.
+    pub fn listing<'a>(&self, moves: &'a [MoveInfo]) -> Vec<Listed<'a>> {
+        let mut out: Vec<Listed<'a>> = Vec::with_capacity(moves.len());
+        for m in moves {
+            for &s in self.symmetries() {
+                let image = self.image(s, m.mv);
+                let is_avoided = matches!(image, Move::Play(p) if self.avoided().contains(&p));
+                if out.iter().any(|l| l.info.mv == image) || (s != 0 && is_avoided) {
+                    continue;
+                }
+                out.push(if s == 0 {
+                    Listed {
+                        info: Cow::Borrowed(m),
+                        symmetry_of: None,
+                    }
+                } else {
+                    Listed {
+                        info: Cow::Owned(MoveInfo {
+                            mv: image,
+                            pv: m.pv.iter().map(|&mv| self.image(s, mv)).collect(),
+                            ..m.clone()
+                        }),
+                        symmetry_of: Some(m.mv),
+                    }
+                });
+            }
+        }
+        out
+    }
+}
+
 /// A snapshot of a search.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
@@ -234,122 +284,71 @@ pub trait Engine: Send {
     fn clear(&mut self) {}
 }
 
-/// Plays a uniformly random legal move (superko-aware, under the game's rules)
-/// that does not fill one of its own true eyes; passes when there is none.
-/// Believes nothing is dead. The engine used until a search is plugged in, and
-/// a baseline opponent.
-#[derive(Clone, Debug)]
-pub struct RandomEngine {
-    rng: PlayoutRng,
-}
-
-impl RandomEngine {
-    pub fn new(seed: u64) -> RandomEngine {
-        RandomEngine {
-            rng: PlayoutRng::new(seed),
-        }
-    }
-
-    /// A report of one visit to `mv`.
-    fn report(mv: Move) -> Report {
-        Report {
-            moves: vec![MoveInfo {
-                mv,
-                visits: 1,
-                winrate: 0.5,
-                prior: 1.0,
-                lcb: 0.0,
-                score_lead: 0.0,
-                score_mean: 0.0,
-                score_stdev: 0.0,
-                utility: 0.0,
-                pv: vec![mv],
-                pv_visits: vec![1],
-            }],
-            visits: 1,
-            winrate: 0.5,
-            ..Report::default()
-        }
-    }
-
-    fn choose(&mut self, game: &Game, color: Color, excluded: &[Point]) -> Move {
-        let board = game.board();
-        random_point_where(board, &mut self.rng, |p| {
-            !board.is_true_eye(p, color)
-                && !excluded.contains(&p)
-                && game.is_legal(color, Move::Play(p))
-        })
-        .map_or(Move::Pass, Move::Play)
-    }
-}
-
-impl Engine for RandomEngine {
-    fn genmove(
-        &mut self,
-        game: &Game,
-        color: Color,
-        options: &GenmoveOptions,
-        _stop: &AtomicBool,
-        _progress: &mut dyn FnMut(&Report),
-    ) -> (Decision, Report) {
-        let avoided = options.root.map_or(&[][..], RootChoices::avoided);
-        let mv = self.choose(game, color, avoided);
-        (Decision::Play(mv), RandomEngine::report(mv))
-    }
-
-    fn analyze(
-        &mut self,
-        game: &Game,
-        color: Color,
-        excluded: &[Point],
-        interval: Duration,
-        stop: &AtomicBool,
-        progress: &mut dyn FnMut(&Report),
-    ) {
-        while !stop.load(Ordering::Relaxed) {
-            let mv = self.choose(game, color, excluded);
-            let report = RandomEngine::report(mv);
-            progress(&report);
-            // Sleep in small steps so a stop request is seen quickly.
-            let mut slept = Duration::ZERO;
-            while slept < interval && !stop.load(Ordering::Relaxed) {
-                let step = Duration::from_millis(5).min(interval - slept);
-                std::thread::sleep(step);
-                slept += step;
-            }
-        }
-    }
-
-    fn dead_stones(&mut self, _game: &Game) -> Vec<Point> {
-        Vec::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::Geometry;
-    use crate::go::rules::{KoRule, Preset};
+    use crate::go::rules::Preset;
+    use crate::vertex::{format_move, parse_move};
 
+    /// KataGo's listing: each searched move, then its images not listed yet
+    /// and not avoided, as copies with the variation turned.
     #[test]
-    fn random_engine_plays_only_legal_moves_to_the_end() {
-        for ko in KoRule::ALL {
-            let mut rules = Preset::Chinese.rules();
-            rules.ko = ko;
-            let mut game = Game::new(Geometry::new(4).unwrap(), rules, 0.0);
-            let mut engine = RandomEngine::new(3);
-            let stop = AtomicBool::new(false);
-            let mut color = Color::Black;
-            while game.consecutive_passes() < 2 && game.move_number() < 500 {
-                let (d, _) =
-                    engine.genmove(&game, color, &GenmoveOptions::default(), &stop, &mut |_| {});
-                let Decision::Play(mv) = d else {
-                    panic!("random engine resigned")
-                };
-                game.play(color, mv).expect("legal");
-                color = color.opp();
+    fn the_listing_adds_each_image_once_with_its_variation_turned() {
+        let g = Game::new(Geometry::new(5).unwrap(), Preset::Chinese.rules(), 7.5);
+        let geo = g.board().geometry();
+        let mv = |v: &str| parse_move(v, geo).unwrap();
+        let info = |v: &str, pv: &[&str]| MoveInfo {
+            mv: mv(v),
+            visits: 10,
+            winrate: 0.5,
+            prior: 0.1,
+            lcb: 0.4,
+            score_lead: 0.0,
+            score_mean: 0.0,
+            score_stdev: 0.0,
+            utility: 0.0,
+            pv: pv.iter().map(|v| mv(v)).collect(),
+            pv_visits: vec![10; pv.len()],
+        };
+        let a1 = match mv("A1") {
+            Move::Play(p) => p,
+            Move::Pass => unreachable!(),
+        };
+        let r = RootChoices::new(&g, Color::Black, vec![a1]);
+        let moves = [
+            info("C3", &["C3", "D4"]),
+            info("E5", &["E5", "C3"]),
+            info("pass", &["pass"]),
+        ];
+        let listed = r.listing(&moves);
+        let shown: Vec<(String, Option<String>)> = listed
+            .iter()
+            .map(|l| {
+                (
+                    format_move(l.info.mv, geo),
+                    l.symmetry_of.map(|m| format_move(m, geo)),
+                )
+            })
+            .collect();
+        let text: Vec<String> = shown
+            .iter()
+            .map(|(m, of)| {
+                format!(
+                    "{m}{}",
+                    of.as_deref().map_or(String::new(), |o| format!("<{o}"))
+                )
+            })
+            .collect();
+        // C3 maps to itself; E5's corners but the avoided A1; a pass once.
+        assert_eq!(text, ["C3", "E5", "E1<E5", "A5<E5", "pass"], "{text:?}");
+        for l in &listed {
+            assert_eq!(l.info.pv.first(), Some(&l.info.mv));
+            if l.symmetry_of.is_some() {
+                assert_eq!(l.info.pv[1], mv("C3"), "the centre stays");
+                assert_eq!(l.info.visits, 10);
             }
-            assert!(game.consecutive_passes() >= 2, "{ko:?}: the game ends");
         }
+        // A searched move is listed as it is, not copied.
+        assert!(matches!(listed[0].info, Cow::Borrowed(_)));
     }
 }

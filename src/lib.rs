@@ -5,9 +5,13 @@
 //! ```text
 //! go/        the rules core: board (point, zobrist), rules, history, game,
 //!            score, handicap. Uses nothing else in the crate.
-//! search/    the search core: mcts (descent, backup), tt (the table), key
-//!            (superko-sound node keys), puct, ownership, and the seam to
-//!            the evaluators (evaluate):
+//! search/    the engine (mcts_engine) with its settings (config), its run
+//!            (run, stop), reports (report), decisions (decide, levels,
+//!            human) and final status (final_status); a random baseline
+//!            (random); the core: mcts/ (worker, descent, backup), tt (the
+//!            table), tree (what the threads share), root, key
+//!            (superko-sound node keys), value, puct, ownership, and the
+//!            seam to the evaluators (evaluate):
 //!   classical/  playouts, 3x3 patterns, the tactical reader, priors;
 //!   network     leaves judged by a KataGo net, with its cache (net_cache).
 //! nn/        KataGo network files, the forward pass, the input features and

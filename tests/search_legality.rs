@@ -6,7 +6,8 @@
 mod common;
 
 use std::sync::atomic::AtomicBool;
-use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, RandomEngine};
+use tengen::engine::{Decision, Engine, GenmoveOptions, Limits};
+use tengen::search::RandomEngine;
 use tengen::search::{MctsEngine, SearchConfig};
 use tengen::{Color, Game, Geometry, KoRule, Move, Preset};
 

@@ -2,8 +2,9 @@
 //! (Real strength is measured with `tengen match` against GNU Go.)
 
 use std::sync::atomic::AtomicBool;
-use tengen::engine::{Decision, Engine, GenmoveOptions, Limits, RandomEngine};
+use tengen::engine::{Decision, Engine, GenmoveOptions, Limits};
 use tengen::go::score::GameResult;
+use tengen::search::RandomEngine;
 use tengen::search::{MctsEngine, SearchConfig};
 use tengen::{Color, Game, Geometry, Preset};
 

@@ -28,12 +28,12 @@ pub mod query;
 pub mod response;
 pub mod settings;
 
+use crate::engine::root_choices::RootChoices;
 use crate::engine::{Engine, Limits, Report};
 use crate::go::board::{Color, Move};
 use crate::input_line::{read_bounded, LineRead};
 use crate::nn::{Evaluator, NetEval, Network, PrecisionChoice, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
-use crate::search::root_choices::RootChoices;
 use crate::search::{MctsEngine, QueryOptions, SearchConfig, MAX_THREADS};
 use katago_config::KataGoConfig;
 use query::{Context, Query, Request};

@@ -13,11 +13,10 @@
 //! the values differ from KataGo's).
 
 use super::query::{Fault, Query, Warning};
-use crate::engine::Report;
+use crate::engine::{Listed, Report};
 use crate::go::board::{Board, Color, Geometry, Move};
 use crate::katago::move_view::{root_ownership, MoveView};
 use crate::nn::NetEval;
-use crate::search::root_choices::Listed;
 use crate::vertex::format_move;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -38,7 +37,7 @@ pub struct Turn<'a> {
     /// [`position_hashes`] of the root.
     pub hashes: (String, String),
     /// The moves to list (the report's, through
-    /// [`crate::search::root_choices::RootChoices::listing`]): each searched
+    /// [`crate::engine::root_choices::RootChoices::listing`]): each searched
     /// move, then its images under the root's symmetries that are not avoided.
     pub listing: &'a [Listed<'a>],
 }

@@ -31,6 +31,7 @@ pub mod protocol;
 pub mod setup;
 pub use crate::vertex;
 
+use crate::engine::root_choices::RootChoices;
 use crate::engine::{Decision, Engine, GenmoveOptions, Limits, Report};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
@@ -40,7 +41,6 @@ use crate::katago::limits::SearchLimits;
 use crate::nn::metadata::SgfMetadata;
 use crate::nn::{Evaluator, Network};
 use crate::search::levels::Level;
-use crate::search::root_choices::RootChoices;
 use crate::time::{self, Clock};
 use analysis::{AnalyzeArgs, Flavor};
 use protocol::Command;

@@ -2,9 +2,9 @@
 //! binary are in `tests/gtp_*.rs`.
 
 use super::*;
-use crate::engine::RandomEngine;
 use crate::go::board::Stone;
 use crate::go::rules::Scoring;
+use crate::search::RandomEngine;
 use std::sync::Arc;
 
 /// A writer whose bytes the test can read afterwards.

@@ -11,8 +11,8 @@
 //!   score and ownership are backed up; the core chooses edges by PUCT
 //!   ([`Selection::Puct`]).
 
-use super::mcts::Root;
-use super::SearchConfig;
+use super::config::SearchConfig;
+use super::root::Root;
 use crate::go::board::{Board, Color, Move, Point};
 use crate::search::classical::priors::Prior;
 
@@ -47,7 +47,7 @@ pub struct LeafView<'a> {
 pub enum LeafKind {
     /// The leaf's board was played out to its end: the core counts it
     /// (Tromp-Taylor), adds it to the ownership map and scores it with
-    /// [`super::mcts::playout_value`]; `moves` feed AMAF.
+    /// [`super::value::playout_value`]; `moves` feed AMAF.
     PlayedOut,
     /// `value`, `margin` and `ownership` are filled in.
     Judged,

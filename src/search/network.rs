@@ -10,11 +10,12 @@
 //!
 //! [`nn::Evaluator`]: crate::nn::Evaluator
 
+use super::config::SearchConfig;
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
-use super::mcts::{playout_value, Root};
 use super::net_cache::{net_input_key, CachedValue, NetCache};
 use super::puct::net_value;
-use super::SearchConfig;
+use super::root::Root;
+use super::value::{playout_value, win_value};
 use crate::go::board::{Board, Color};
 use crate::go::game::Game;
 use crate::nn::metadata::SgfMetadata;
@@ -23,15 +24,7 @@ use crate::search::classical::playout::PlayoutRng;
 use crate::search::classical::priors::Prior;
 use std::sync::{Arc, Mutex};
 
-/// Leaves each search thread sends to the net in one call unless told
-/// (`--batch`): one, so that each descent sees the results of the one
-/// before, as KataGo's threads do. Batches of four run a convolution net
-/// about 1.2× faster per leaf on a CPU (a transformer net no faster), but
-/// the leaves of a batch are chosen under virtual loss, and at equal visits
-/// the search is weaker for it: against KataGo 1.17.2 at 100 visits on 9×9,
-/// 41.5% of 100 games with batches of four, 48.0% with one
-/// (docs/search.md).
-pub const DEFAULT_BATCH: usize = 1;
+pub use super::config::DEFAULT_BATCH;
 
 /// A leaf waiting for the batch's forward pass.
 #[derive(Clone, Copy, Debug)]
@@ -344,7 +337,7 @@ impl LeafEvaluator for NetworkLeaves {
             let size = (leaf.board.geometry().area() as f64).sqrt();
             neutral(out);
             out.margin = margin;
-            out.black_win = super::mcts::win_value(margin);
+            out.black_win = win_value(margin);
             out.lead = margin;
             out.value = playout_value(margin, root.score_center, size, cfg.score_weight);
             return;

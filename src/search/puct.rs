@@ -23,8 +23,8 @@
 //! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
 //! constants are KataGo's halved.
 
-use super::mcts::for_mover;
 use super::tt::{Edge, Node, PASS};
+use super::value::for_mover;
 use crate::go::board::Color;
 
 /// PUCT's constants. See the module documentation.
@@ -296,7 +296,7 @@ const NORMAL_QUADRATURE: [(f64, f64); 5] = [
 /// Black's value of a network evaluation: the win probability blended with
 /// the expected score utility `0.5 + 0.5 · tanh((margin - center) / size)`
 /// over the net's score distribution (mean, stdev), as
-/// [`super::mcts::playout_value`] blends them for one playout.
+/// [`super::value::playout_value`] blends them for one playout.
 pub fn net_value(
     black_win: f64,
     black_margin: f64,

@@ -5,9 +5,9 @@
 //! call. Sleeping threads take no core, so 64 threads fit on two, and the
 //! visits a second can be held against the ideal `threads / latency`.
 
+use super::config::SearchConfig;
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
-use super::mcts::Root;
-use super::SearchConfig;
+use super::root::Root;
 use crate::go::board::{Board, Color, CELLS};
 use crate::nn::NetEval;
 use crate::search::classical::priors::Prior;

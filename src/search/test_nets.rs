@@ -1,6 +1,9 @@
 //! Nets the unit tests load from disk: `None`, with a notice on stderr, when
-//! the file is missing — and a failure under `CI=true`, where it must be there.
+//! the file is missing — and a failure under `CI=true`, where it must be there;
+//! and a small engine over one.
 
+use super::config::SearchConfig;
+use super::mcts_engine::MctsEngine;
 use crate::nn::Network;
 use std::sync::Arc;
 
@@ -34,4 +37,13 @@ pub fn transformer() -> Option<Arc<Network>> {
         "transformer",
         ".ci/fetch-nets",
     )
+}
+
+/// A network engine with a small table and the default settings.
+pub fn small_network_engine(net: &Arc<Network>) -> MctsEngine {
+    let cfg = SearchConfig {
+        tt_mb: 4,
+        ..SearchConfig::default()
+    };
+    MctsEngine::with_network(cfg, net.clone()).unwrap()
 }

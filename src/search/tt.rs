@@ -21,7 +21,7 @@
 
 use super::subtree_bias::Contribution;
 use super::value_weight::{Child, ValueShaping};
-use crate::go::board::Color;
+use crate::go::board::{Color, Move, Point};
 use rustc_hash::FxHashSet;
 
 /// Slots per bucket.
@@ -30,6 +30,16 @@ pub const BUCKET: usize = 4;
 pub const PASS: u16 = 0;
 /// A slot index meaning "none".
 pub const NO_SLOT: u32 = u32::MAX;
+
+/// The move of an edge's `point` ([`PASS`] or a board point's index).
+#[inline]
+pub(super) fn point_move(point: u16) -> Move {
+    if point == PASS {
+        Move::Pass
+    } else {
+        Move::Play(Point::from_index(point as usize))
+    }
+}
 
 /// A position of the search. See the module documentation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -81,7 +91,8 @@ impl Node {
     }
 
     /// Q: Black's value, or 0.5 with no visits: the winning probability,
-    /// blended with the margin by [`super::SearchConfig::score_weight`];
+    /// blended with the margin by
+    /// [`SearchConfig::score_weight`](super::config::SearchConfig::score_weight);
     /// the node's own evaluations corrected by its subtree bias.
     #[inline]
     pub fn value(&self) -> f64 {

@@ -16,9 +16,9 @@ pub mod playout;
 pub mod priors;
 pub mod tactics;
 
+use super::config::SearchConfig;
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
-use super::mcts::Root;
-use super::SearchConfig;
+use super::root::Root;
 use crate::go::board::{Board, Color, Point};
 use playout::{play_out, sample_playouts, MovePolicy, PlayoutRng, Policy};
 use priors::{pass_prior, Prior};

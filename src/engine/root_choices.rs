@@ -10,11 +10,9 @@
 //! columns from the right, for White from the left, so that natural
 //! openings come out as they are usually recorded.
 
-use crate::engine::MoveInfo;
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::nn::symmetry::{is_transpose, map, NUM_SYMMETRIES};
-use std::borrow::Cow;
 
 /// The root moves a search leaves out, and the symmetries that list some of
 /// them again as copies of searched ones.
@@ -34,13 +32,6 @@ impl Default for RootChoices {
     fn default() -> RootChoices {
         RootChoices::without_symmetries(Vec::new())
     }
-}
-
-/// One line of a listing: a move as searched, or turned into one of its
-/// images (`symmetry_of` the searched move it copies).
-pub struct Listed<'a> {
-    pub info: Cow<'a, MoveInfo>,
-    pub symmetry_of: Option<Move>,
 }
 
 impl RootChoices {
@@ -155,38 +146,6 @@ impl RootChoices {
             _ => mv,
         }
     }
-
-    /// KataGo's listing of a search's moves (best first) under symmetry
-    /// pruning: each move, then each of its images not listed yet and not
-    /// avoided, as a copy with the move and the variation turned.
-    pub fn listing<'a>(&self, moves: &'a [MoveInfo]) -> Vec<Listed<'a>> {
-        let mut out: Vec<Listed<'a>> = Vec::with_capacity(moves.len());
-        for m in moves {
-            for &s in &self.symmetries {
-                let image = self.image(s, m.mv);
-                let is_avoided = matches!(image, Move::Play(p) if self.avoided.contains(&p));
-                if out.iter().any(|l| l.info.mv == image) || (s != 0 && is_avoided) {
-                    continue;
-                }
-                out.push(if s == 0 {
-                    Listed {
-                        info: Cow::Borrowed(m),
-                        symmetry_of: None,
-                    }
-                } else {
-                    Listed {
-                        info: Cow::Owned(MoveInfo {
-                            mv: image,
-                            pv: m.pv.iter().map(|&mv| self.image(s, mv)).collect(),
-                            ..m.clone()
-                        }),
-                        symmetry_of: Some(m.mv),
-                    }
-                });
-            }
-        }
-        out
-    }
 }
 
 /// `p`'s index in a row-by-row array of the board's points.
@@ -275,68 +234,6 @@ mod tests {
             RootChoices::new(&game, game.to_move(), Vec::new()).symmetries(),
             &[0, 1, 2, 3]
         );
-    }
-
-    /// KataGo's listing: each searched move, then its images not listed yet
-    /// and not avoided, as copies with the variation turned.
-    #[test]
-    fn the_listing_adds_each_image_once_with_its_variation_turned() {
-        let g = game(5, &[]);
-        let geo = g.board().geometry();
-        let mv = |v: &str| parse_move(v, geo).unwrap();
-        let info = |v: &str, pv: &[&str]| MoveInfo {
-            mv: mv(v),
-            visits: 10,
-            winrate: 0.5,
-            prior: 0.1,
-            lcb: 0.4,
-            score_lead: 0.0,
-            score_mean: 0.0,
-            score_stdev: 0.0,
-            utility: 0.0,
-            pv: pv.iter().map(|v| mv(v)).collect(),
-            pv_visits: vec![10; pv.len()],
-        };
-        let a1 = match mv("A1") {
-            Move::Play(p) => p,
-            Move::Pass => unreachable!(),
-        };
-        let r = RootChoices::new(&g, Color::Black, vec![a1]);
-        let moves = [
-            info("C3", &["C3", "D4"]),
-            info("E5", &["E5", "C3"]),
-            info("pass", &["pass"]),
-        ];
-        let listed = r.listing(&moves);
-        let shown: Vec<(String, Option<String>)> = listed
-            .iter()
-            .map(|l| {
-                (
-                    format_move(l.info.mv, geo),
-                    l.symmetry_of.map(|m| format_move(m, geo)),
-                )
-            })
-            .collect();
-        let text: Vec<String> = shown
-            .iter()
-            .map(|(m, of)| {
-                format!(
-                    "{m}{}",
-                    of.as_deref().map_or(String::new(), |o| format!("<{o}"))
-                )
-            })
-            .collect();
-        // C3 maps to itself; E5's corners but the avoided A1; a pass once.
-        assert_eq!(text, ["C3", "E5", "E1<E5", "A5<E5", "pass"], "{text:?}");
-        for l in &listed {
-            assert_eq!(l.info.pv.first(), Some(&l.info.mv));
-            if l.symmetry_of.is_some() {
-                assert_eq!(l.info.pv[1], mv("C3"), "the centre stays");
-                assert_eq!(l.info.visits, 10);
-            }
-        }
-        // A searched move is listed as it is, not copied.
-        assert!(matches!(listed[0].info, Cow::Borrowed(_)));
     }
 
     #[test]

@@ -1,0 +1,98 @@
+//! The state the search threads share behind one mutex: the table, this
+//! search's counts and ownership, and the budget each descent claims a
+//! simulation from.
+
+use super::ownership::OwnershipMap;
+use super::subtree_bias::BiasTable;
+use super::tt::{Table, NO_SLOT};
+use std::sync::Mutex;
+
+/// The state threads share.
+pub struct Tree {
+    pub table: Table,
+    /// Ownership over this search's playouts.
+    pub ownership: OwnershipMap,
+    /// Playouts run in this search.
+    pub playouts: u64,
+    /// Simulations (playouts plus transposition stops) in this search.
+    pub simulations: u64,
+    /// Visits a leaf needs before it is expanded: starts at the root's value
+    /// each search, doubles whenever the arena fills and is pruned.
+    pub expand_after: u32,
+    /// Times the arena was pruned in this search.
+    pub prunes: u32,
+    /// The subtree-bias buckets of this search.
+    pub biases: BiasTable,
+    /// Descents on their way (descended, not yet backed up) in this search.
+    pub in_flight: u32,
+    /// Simulations this search may run, those on their way included
+    /// (`u64::MAX`: no visit limit). Every thread claims one before it
+    /// descends, so a visit limit holds exactly at any thread count.
+    pub budget: u64,
+    /// Threads waiting for room to descend
+    /// ([`Worker::wait_for_room`](super::mcts::Worker::wait_for_room)).
+    pub waiting: u32,
+}
+
+/// How fast the number of descents on their way may grow with the root's
+/// visits: one more for every this many. A descent under virtual loss
+/// cannot see the results of those on their way, so while the tree is
+/// small they go one after another and spread only as it grows (24 visits
+/// at 8 threads reach at most 6 at once), where a fixed width would spread
+/// a short search's visits thinly over many moves.
+pub const VISITS_PER_EXTRA_DESCENT: u32 = 4;
+
+impl Tree {
+    /// Whether one more simulation may start now: the budget has room, and
+    /// fewer descents are on their way than the root's visits allow (one
+    /// until the root has edges; see [`VISITS_PER_EXTRA_DESCENT`]).
+    pub fn may_descend(&self, root_key: u64) -> bool {
+        if self.budget_claimed() {
+            return false;
+        }
+        let width = match self
+            .table
+            .find(root_key, NO_SLOT)
+            .map(|s| self.table.node(s))
+        {
+            Some(node) if node.is_expanded() => 1 + node.visits() / VISITS_PER_EXTRA_DESCENT,
+            _ => 1,
+        };
+        self.in_flight < width
+    }
+
+    /// Whether the budget is spent: every simulation it allows has been
+    /// claimed (some may still be on their way).
+    pub fn budget_claimed(&self) -> bool {
+        self.simulations + u64::from(self.in_flight) >= self.budget
+    }
+}
+
+impl Tree {
+    /// A tree over a table of `tt_mb` megabytes.
+    ///
+    /// # Errors
+    /// The table's memory cannot be had.
+    pub fn try_new(tt_mb: usize) -> Result<Tree, std::collections::TryReserveError> {
+        Ok(Tree {
+            table: Table::try_new(tt_mb)?,
+            ownership: OwnershipMap::default(),
+            playouts: 0,
+            simulations: 0,
+            expand_after: 2,
+            prunes: 0,
+            biases: BiasTable::new(),
+            in_flight: 0,
+            budget: u64::MAX,
+            waiting: 0,
+        })
+    }
+}
+
+/// The tree behind `tree`'s lock, even if a thread panicked holding it.
+pub(super) fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
+    match tree.lock() {
+        Ok(t) => t,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}

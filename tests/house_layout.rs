@@ -193,7 +193,11 @@ fn expand_plain(tree: &str) -> Vec<String> {
     parts
         .into_iter()
         .filter(|p| !p.is_empty())
-        .flat_map(|p| expand_plain(p).into_iter().map(move |e| format!("{prefix}{e}")))
+        .flat_map(|p| {
+            expand_plain(p)
+                .into_iter()
+                .map(move |e| format!("{prefix}{e}"))
+        })
         .collect()
 }
 
@@ -210,7 +214,12 @@ fn paths_in(code: &str, module: &[String]) -> Vec<(Vec<String>, String)> {
     };
     let bytes = code.as_bytes();
     let mut i = 0;
-    let word_start = |i: usize| i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':');
+    let word_start = |i: usize| {
+        i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b':')
+    };
     while i < bytes.len() {
         if !code.is_char_boundary(i) {
             i += 1;
@@ -237,17 +246,23 @@ fn paths_in(code: &str, module: &[String]) -> Vec<(Vec<String>, String)> {
             i += end;
             continue;
         }
-        let named = ["crate::", "super::", "self::", "tengen::"]
-            .into_iter()
-            .find(|p| rest.starts_with(p) && word_start(i));
-        if let Some(prefix) = named {
+        // Any path of two or more segments: `crate::a`, `super::b`,
+        // `child::f` (its first segment resolved later).
+        let ident = rest
+            .char_indices()
+            .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+            .map_or(rest.len(), |(j, _)| j);
+        if ident > 0 && word_start(i) && rest[ident..].starts_with("::") {
             let len = rest
                 .char_indices()
                 .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == ':'))
                 .map_or(rest.len(), |(j, _)| j);
-            let _ = prefix;
             out.push((here(&stack), rest[..len].to_string()));
             i += len;
+            continue;
+        }
+        if ident > 0 {
+            i += ident;
             continue;
         }
         match bytes[i] {
@@ -266,7 +281,12 @@ fn paths_in(code: &str, module: &[String]) -> Vec<(Vec<String>, String)> {
 }
 
 /// The module a path names, absolute; `None` for a path outside the crate.
-fn absolute(path: &str, here: &[String], in_main: bool) -> Option<Vec<String>> {
+fn absolute(
+    path: &str,
+    here: &[String],
+    in_main: bool,
+    is_module: &dyn Fn(&[String]) -> bool,
+) -> Option<Vec<String>> {
     let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
     if segments.last().is_some_and(|s| *s == "*" || *s == "self") {
         segments.pop();
@@ -284,7 +304,16 @@ fn absolute(path: &str, here: &[String], in_main: bool) -> Option<Vec<String>> {
             m
         }
         "self" => here.to_vec(),
-        _ => return None,
+        child => {
+            // A child module named from its parent (`write::to_sgf`).
+            let mut m = here.to_vec();
+            m.push(child.to_string());
+            if !is_module(&m) {
+                return None;
+            }
+            segments.insert(0, "");
+            here.to_vec()
+        }
     };
     out.extend(
         segments[1..]
@@ -326,7 +355,8 @@ impl House {
             let text = std::fs::read_to_string(file).expect("read a source file");
             let mut targets = BTreeSet::new();
             for (here, path) in paths_in(&code_only(&text), &module) {
-                let Some(abs) = absolute(&path, &here, in_main) else {
+                let is_module = |m: &[String]| house.files.contains_key(m);
+                let Some(abs) = absolute(&path, &here, in_main, &is_module) else {
                     continue;
                 };
                 if let Some(target) = house.file_of(&abs) {
@@ -414,13 +444,18 @@ fn room(file: &Path) -> String {
 }
 
 fn short(file: &Path) -> String {
-    file.strip_prefix(src()).map_or_else(|_| file.display().to_string(), |r| r.display().to_string())
+    file.strip_prefix(src())
+        .map_or_else(|_| file.display().to_string(), |r| r.display().to_string())
 }
 
 #[test]
 fn no_file_imports_another_that_imports_it_back() {
     let house = House::read();
-    assert!(house.edges.len() > 50, "read only {} files", house.edges.len());
+    assert!(
+        house.edges.len() > 50,
+        "read only {} files",
+        house.edges.len()
+    );
     let cycles: Vec<String> = house
         .cycles()
         .iter()
@@ -447,14 +482,18 @@ fn no_file_imports_a_room_above_its_floor() {
             if from == to || to == "lib" {
                 continue;
             }
-            let allowed = floor(&to) < floor(&from)
-                || SAME_FLOOR.contains(&(from.as_str(), to.as_str()));
+            let allowed =
+                floor(&to) < floor(&from) || SAME_FLOOR.contains(&(from.as_str(), to.as_str()));
             if !allowed {
                 wrong.push(format!("{} imports {}", short(file), short(target)));
             }
         }
     }
-    assert!(wrong.is_empty(), "imports above the floor:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "imports above the floor:\n{}",
+        wrong.join("\n")
+    );
 }
 
 /// The checker itself: it sees `use` trees, paths in code and `super::`,
@@ -463,16 +502,40 @@ fn no_file_imports_a_room_above_its_floor() {
 fn the_checker_reads_paths_as_rust_does() {
     assert_eq!(
         expand("crate::a::{b, c::{d, e as f}, g}"),
-        ["crate::a::b", "crate::a::c::d", "crate::a::c::e", "crate::a::g"]
+        [
+            "crate::a::b",
+            "crate::a::c::d",
+            "crate::a::c::e",
+            "crate::a::g"
+        ]
     );
-    let code = code_only("use crate::x; // crate::y\nlet s = \"crate::z\"; /* super::w */ self::v::f();");
+    let code =
+        code_only("use crate::x; // crate::y\nlet s = \"crate::z\"; /* super::w */ self::v::f();");
     let here = vec!["m".to_string()];
     let paths: Vec<String> = paths_in(&code, &here).into_iter().map(|(_, p)| p).collect();
     assert_eq!(paths, ["crate::x", "self::v::f"]);
     let tests = paths_in("mod tests { use super::*; }", &here);
-    assert_eq!(absolute(&tests[0].1, &tests[0].0, false), Some(vec!["m".to_string()]));
+    let none = |_: &[String]| false;
     assert_eq!(
-        absolute("super::a::B", &["x".to_string(), "y".to_string()], false),
+        absolute(&tests[0].1, &tests[0].0, false, &none),
+        Some(vec!["m".to_string()])
+    );
+    assert_eq!(
+        absolute(
+            "super::a::B",
+            &["x".to_string(), "y".to_string()],
+            false,
+            &none
+        ),
         Some(vec!["x".to_string(), "a".to_string(), "B".to_string()])
+    );
+    let child = |m: &[String]| m == ["x".to_string(), "w".to_string()];
+    assert_eq!(
+        absolute("w::f", &["x".to_string()], false, &child),
+        Some(vec!["x".to_string(), "w".to_string(), "f".to_string()])
+    );
+    assert_eq!(
+        absolute("std::mem::take", &["x".to_string()], false, &child),
+        None
     );
 }

@@ -1,20 +1,11 @@
-//! What every command handler shares: the command table's entry type, the
-//! argument checks (count, numbers, seconds, a colour) and the reply
+//! What every command handler shares: the argument checks (count, numbers, seconds, a colour) and the reply
 //! helpers. The handler rooms ([`super::commands`], [`super::setup`],
 //! [`super::network`]) depend on this one and not on each other's helpers.
 
 use super::protocol::{Command, GtpError};
-use super::vertex;
-use super::{Reply, Session};
+use super::session::Reply;
 use crate::go::board::Color;
-
-pub type Handler = fn(&mut Session, &Command) -> Result<Reply, GtpError>;
-
-/// One command.
-pub struct Entry {
-    pub name: &'static str,
-    pub handler: Handler,
-}
+use crate::vertex;
 
 pub fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
     Ok(Reply::Text(s.into()))

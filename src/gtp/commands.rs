@@ -8,24 +8,24 @@
 //! documented where they are defined.
 
 use super::analysis::{AnalyzeArgs, Flavor};
-use super::args::{arity, color_arg, empty, number, seconds, text, Entry};
+use super::args::{arity, color_arg, empty, number, seconds, text};
 use super::network::{human_policy, NETWORK_COMMANDS};
 use super::params::PARAM_COMMANDS;
 use super::protocol::{self, Command, GtpError};
+use super::session::{Entry, MoveUse, Reply, Session};
 use super::setup::{
     cmd_fixed_handicap, cmd_kata_get_rules, cmd_kata_list_time_settings, cmd_kata_set_rule,
     cmd_kata_set_rules, cmd_kata_time_settings, cmd_kgs_rules, cmd_kgs_time_settings, cmd_loadsgf,
     cmd_place_free_handicap, cmd_printsgf, cmd_set_free_handicap, cmd_set_position, cmd_time_left,
     cmd_time_settings,
 };
-use super::vertex::{self, format_move, format_point, parse_move};
-use super::{MoveUse, Reply, Session};
 use crate::engine::{Decision, Report};
 use crate::go::board::{Color, Geometry, Move, Point, Stone};
 use crate::go::game::Game;
 use crate::go::rules::Scoring;
 use crate::go::score::GameResult;
 use crate::katago::values::cpp_double;
+use crate::vertex::{self, format_move, format_point, parse_move};
 use std::fmt::Write;
 use std::time::Duration;
 

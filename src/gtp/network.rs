@@ -2,13 +2,13 @@
 //! `kata-raw-nn`, answering in KataGo's exact format so that both engines'
 //! answers diff line for line.
 
-use super::args::{arity, text, Entry};
+use super::args::{arity, text};
 use super::protocol::{Command, GtpError};
-use super::vertex;
-use super::{Reply, Session};
+use super::session::{Entry, Reply, Session};
 use crate::go::board::Color;
 use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::levels::Level;
+use crate::vertex;
 use std::fmt::Write;
 
 /// Listed after the standard commands when a network is loaded.

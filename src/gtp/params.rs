@@ -5,9 +5,9 @@
 //! profile). Values are read as KataGo's config parser reads them and
 //! written as KataGo writes them; a change applies from the next command on.
 
-use super::args::{text, Entry};
+use super::args::text;
 use super::protocol::{Command, GtpError};
-use super::{Reply, Session};
+use super::session::{Entry, Reply, Session};
 use crate::katago::limits::SearchLimits;
 use crate::katago::values::{boolean, cpp_double};
 use crate::nn::metadata::SgfMetadata;

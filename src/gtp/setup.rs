@@ -5,8 +5,7 @@
 
 use super::args::{arity, color_arg, empty, invalid_time, number, seconds, text};
 use super::protocol::{Command, GtpError};
-use super::vertex::{format_point, parse_color, parse_move};
-use super::{Reply, Session};
+use super::session::{Reply, Session};
 use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
 use crate::go::handicap;
@@ -14,6 +13,7 @@ use crate::go::rules::{KataGoFields, Preset, Rules};
 use crate::katago::rules::{self, Komi};
 use crate::sgf;
 use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
+use crate::vertex::{format_point, parse_color, parse_move};
 
 /// `time_settings MAIN BYO_YOMI STONES` → empty (GTP v2: `B > 0, S = 0` means
 /// no limit, `B = 0` absolute, otherwise Canadian).

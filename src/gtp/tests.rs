@@ -1,11 +1,20 @@
 //! In-process checks of the session loop; the wire-level tests that spawn the
 //! binary are in `tests/gtp_*.rs`.
 
+use super::session::Session;
 use super::*;
+use crate::engine::{Decision, GenmoveOptions, Report};
 use crate::go::board::Stone;
+use crate::go::board::{Color, Geometry, Move};
+use crate::go::game::Game;
 use crate::go::rules::Scoring;
 use crate::search::RandomEngine;
+use crate::vertex;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
 
 /// A writer whose bytes the test can read afterwards.
 #[derive(Clone, Default)]
@@ -533,6 +542,7 @@ impl Driven {
             Box::new(out.clone()),
             events,
             sender,
+            commands::find,
         );
         Driven { session, out }
     }

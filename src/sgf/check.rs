@@ -13,7 +13,8 @@
 //! This module replays one file's bytes and formats the result; finding files,
 //! threads and the summary are in [`super::batch`].
 
-use super::{node_steps, point_letters, point_to_gtp, GameRecord, Node, SgfError, Step};
+use super::parse::{Node, SgfError};
+use super::record::{node_steps, point_letters, point_to_gtp, GameRecord, Step};
 use crate::config::RuleArgs;
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};

@@ -5,7 +5,7 @@
 //! `printsgf` sends this text). What a [`Game`] does not keep is not written:
 //! moves before its last setup (the game keeps the position, not that history).
 
-use super::{point_letters, rules_to_text};
+use super::record::{point_letters, rules_to_text};
 use crate::go::board::{Color, Move, Stone};
 use crate::go::game::Game;
 
@@ -106,7 +106,7 @@ mod tests {
     use super::*;
     use crate::go::board::Geometry;
     use crate::go::rules::Preset;
-    use crate::sgf::load;
+    use crate::sgf::record::load;
 
     #[test]
     fn writes_setup_moves_and_root_properties() {

@@ -288,7 +288,7 @@ pub trait Engine: Send {
 mod tests {
     use super::*;
     use crate::go::rules::Preset;
-    use crate::vertex::{format_move, parse_move};
+    use crate::go::vertex::{format_move, parse_move};
 
     /// KataGo's listing: each searched move, then its images not listed yet
     /// and not avoided, as copies with the variation turned.

@@ -53,7 +53,6 @@ pub mod nn;
 pub mod search;
 pub mod sgf;
 pub mod time;
-pub mod vertex;
 
 pub use go::board::{Board, Color, Geometry, Move, Point, Stone};
 pub use go::game::{Game, IllegalMove, Turn};

@@ -13,9 +13,9 @@ use crate::engine::{excluded_points, MoveRestriction};
 use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::{Game, IllegalMove};
 use crate::go::rules::{HandicapBonus, Rules};
+use crate::go::vertex::parse_color;
 use crate::katago::moves::{self, parse_location};
 use crate::katago::rules::{self, Komi};
-use crate::vertex::parse_color;
 use serde_json::{Map, Value};
 
 /// The largest board side: the largest a KataGo net takes.
@@ -597,7 +597,7 @@ impl Reader<'_> {
                 "moves",
                 format!(
                     "Illegal move {i}: {}",
-                    crate::vertex::format_move(mv, geometry)
+                    crate::go::vertex::format_move(mv, geometry)
                 ),
             ));
         }

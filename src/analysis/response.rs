@@ -15,9 +15,9 @@
 use super::query::{Fault, Query, Warning};
 use crate::engine::{Listed, Report};
 use crate::go::board::{Board, Color, Geometry, Move};
+use crate::go::vertex::format_move;
 use crate::katago::move_view::{root_ownership, MoveView};
 use crate::nn::NetEval;
-use crate::vertex::format_move;
 use serde::Serialize;
 use serde_json::{json, Value};
 

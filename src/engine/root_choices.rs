@@ -166,7 +166,7 @@ fn image(s: u8, g: Geometry, p: Point) -> Option<Point> {
 mod tests {
     use super::*;
     use crate::go::rules::Preset;
-    use crate::vertex::{format_move, parse_move};
+    use crate::go::vertex::{format_move, parse_move};
 
     fn game(size: usize, moves: &[&str]) -> Game {
         let g = Geometry::new(size).unwrap();

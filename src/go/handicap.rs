@@ -124,7 +124,7 @@ pub fn count_katago(start_black: u32, start_white: u32, black_plays_before_white
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vertex::format_point;
+    use crate::go::vertex::format_point;
 
     fn names(g: Geometry, n: usize) -> String {
         fixed(g, n)

@@ -12,9 +12,9 @@ use crate::engine::root_choices::RootChoices;
 use crate::engine::{excluded_points, MoveInfo, MoveRestriction, Report};
 use crate::go::board::{Color, Geometry, Point};
 use crate::go::game::Game;
+use crate::go::vertex::{format_move, parse_color};
 use crate::katago::move_view::{root_ownership, MoveView};
 use crate::katago::moves::{self, depth_ok, parse_location};
-use crate::vertex::{format_move, parse_color};
 use std::fmt::Write;
 use std::time::Duration;
 

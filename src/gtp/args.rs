@@ -5,7 +5,7 @@
 use super::protocol::{Command, GtpError};
 use super::session::Reply;
 use crate::go::board::Color;
-use crate::vertex;
+use crate::go::vertex;
 
 pub fn text(s: impl Into<String>) -> Result<Reply, GtpError> {
     Ok(Reply::Text(s.into()))

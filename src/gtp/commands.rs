@@ -24,8 +24,8 @@ use crate::go::board::{Color, Geometry, Move, Point, Stone};
 use crate::go::game::Game;
 use crate::go::rules::Scoring;
 use crate::go::score::GameResult;
+use crate::go::vertex::{self, format_move, format_point, parse_move};
 use crate::katago::values::cpp_double;
-use crate::vertex::{self, format_move, format_point, parse_move};
 use std::fmt::Write;
 use std::time::Duration;
 

@@ -6,9 +6,9 @@ use super::args::{arity, text};
 use super::protocol::{Command, GtpError};
 use super::session::{Entry, Reply, Session};
 use crate::go::board::Color;
+use crate::go::vertex;
 use crate::nn::{NetEval, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::levels::Level;
-use crate::vertex;
 use std::fmt::Write;
 
 /// Listed after the standard commands when a network is loaded.

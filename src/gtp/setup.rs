@@ -10,10 +10,10 @@ use crate::go::board::{Color, Move, Point};
 use crate::go::game::Game;
 use crate::go::handicap;
 use crate::go::rules::{KataGoFields, Preset, Rules};
+use crate::go::vertex::{format_point, parse_color, parse_move};
 use crate::katago::rules::{self, Komi};
 use crate::sgf;
 use crate::time::{TimeSystem, KATA_TIME_SYSTEMS};
-use crate::vertex::{format_point, parse_color, parse_move};
 
 /// `time_settings MAIN BYO_YOMI STONES` → empty (GTP v2: `B > 0, S = 0` means
 /// no limit, `B = 0` absolute, otherwise Canadian).

@@ -4,7 +4,7 @@
 
 use crate::engine::MoveRestriction;
 use crate::go::board::{Geometry, Move};
-use crate::vertex::Vertex;
+use crate::go::vertex::Vertex;
 
 /// The deepest `untilDepth` KataGo reads.
 pub const MAX_DEPTH: i64 = 1_000_000_000;

@@ -14,9 +14,9 @@ use crate::go::board::{Color, Geometry, Move, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::go::score::GameResult;
+use crate::go::vertex;
 use crate::match_runner::gtp_client::GtpError;
 use crate::time::Clock;
-use crate::vertex;
 use std::time::{Duration, Instant};
 
 /// Everything one game needs besides the players.

@@ -7,8 +7,8 @@ use super::features::{komi_parity_wave, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL}
 use super::ladder::LadderScratch;
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
+use crate::go::random::PlayoutRng;
 use crate::go::rules::{HandicapBonus, KoRule, Preset, Rules};
-use crate::search::classical::playout::PlayoutRng;
 
 fn game_from(rows: &[&str], rules: Rules, komi: f64, to_move: Color) -> Game {
     let b = Board::from_diagram(rows).expect("diagram");

@@ -287,7 +287,7 @@ pub fn is_vertex(text: &str, size: usize) -> bool {
 /// The move of test data written as GTP writes it (`D4`, `pass`), read by
 /// the engine's own vertex parser; panics on anything else.
 pub fn gtp_move(text: &str, g: tengen::Geometry) -> tengen::Move {
-    tengen::vertex::parse_move(text, g).unwrap_or_else(|_| panic!("{text} is no move here"))
+    tengen::go::vertex::parse_move(text, g).unwrap_or_else(|_| panic!("{text} is no move here"))
 }
 
 /// Reports that a test cannot run here because `why` (a missing net or

@@ -94,7 +94,7 @@ fn liberties_after_counts_what_captures_free() {
 
 #[test]
 fn liberties_after_matches_playing_the_move() {
-    use crate::search::classical::playout::{random_move, PlayoutRng};
+    use crate::go::random::{random_move, PlayoutRng};
     let mut rng = PlayoutRng::new(11);
     let mut checked_captures = 0;
     for size in [5, 7, 9] {

@@ -255,6 +255,7 @@ fn resident_mb(pid: u32) -> f64 {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn a_hundred_thousand_mutated_queries() {
     let Some(net) = common::b6c96_path() else {
         return;

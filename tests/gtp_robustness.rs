@@ -223,11 +223,13 @@ fn thousands_of_random_lines_get_one_response_each_seed_1() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn thousands_of_random_lines_get_one_response_each_seed_2() {
     random_lines_get_one_response_each(2);
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn thousands_of_random_lines_get_one_response_each_seed_3() {
     random_lines_get_one_response_each(3);
 }

@@ -131,6 +131,7 @@ fn final_score(engine: &[&str], file: &Path) -> f64 {
 /// On finished games our `final_score` (dead stones from the
 /// search's ownership) must agree with GNU Go's own scoring.
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn final_score_agrees_with_gnugo_on_finished_games() {
     let Some(g) = gnugo() else { return };
     let dir = TempDir::new();
@@ -177,6 +178,7 @@ fn final_score_agrees_with_gnugo_on_finished_games() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn tengen_against_gnugo_with_a_referee() {
     let Some(g) = gnugo() else { return };
     // Fixed playouts: with one thread the games replay exactly, so a failure
@@ -236,6 +238,7 @@ fn a_missing_program_skips_the_test_or_fails_it_on_ci() {
 /// four stones on the fixed points, White moves first, and the SGF records
 /// `HA[4]` and the stones.
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn handicap_games_give_black_the_fixed_stones_and_white_the_first_move() {
     let Some(g) = gnugo() else { return };
     let dir = TempDir::new();

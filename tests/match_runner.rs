@@ -462,6 +462,7 @@ fn every_game_is_saved_as_sgf() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn tengen_plays_itself_over_gtp_under_every_rule_set() {
     // The rules reach the engines through `kgs-rules` (Tromp-Taylor has no
     // KGS name, so that engine gets it on its command line); every move of

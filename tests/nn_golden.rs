@@ -96,6 +96,7 @@ fn b6c96_matches_katago() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn b15c192_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "g170e-b15c192-") {
@@ -117,6 +118,7 @@ fn b18c384nbt_matches_katago() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn b10c384h6nbttflrs_transformer_matches_katago() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "b10c384h6nbttflrs") {
@@ -197,6 +199,7 @@ fn b6c96_square_buffer_matches_katago_on_rectangles() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn b15c192_square_buffer_matches_katago_on_rectangles() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "g170e-b15c192-") {
@@ -210,6 +213,7 @@ fn b15c192_square_buffer_matches_katago_on_rectangles() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn transformer_square_buffer_matches_katago_on_rectangles() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nets");
     match find_net(&dir, "b10c384h6nbttflrs") {

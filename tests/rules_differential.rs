@@ -355,11 +355,13 @@ fn differential_medium_boards() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn differential_19x19() {
     matrix(&[((19, 19), 1, 700)], 0x5EED_0003);
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn differential_small_rectangles_where_superko_bites() {
     // Both orientations of each shape: a mix-up of width and height shows as
     // a legality or capture difference on one of them.
@@ -377,6 +379,7 @@ fn differential_small_rectangles_where_superko_bites() {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn differential_large_rectangles() {
     matrix(
         &[

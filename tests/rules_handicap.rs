@@ -79,6 +79,7 @@ fn katago_lines() -> Vec<(&'static str, &'static str, &'static str, &'static str
 /// Plays every recorded game under every recorded rules command (one engine
 /// per command; `clear_board` keeps the rules) and compares `final_score`.
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn finished_handicap_games_score_as_katago_says() {
     let lines = katago_lines();
     assert!(lines.len() >= 70, "{} lines", lines.len());

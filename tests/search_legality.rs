@@ -34,6 +34,7 @@ fn superko_bites(game: &Game, color: Color) -> bool {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn genmove_is_always_legal_under_every_ko_rule() {
     let stop = AtomicBool::new(false);
     let mut superko_positions = 0;
@@ -150,6 +151,7 @@ fn ko_game(ko: KoRule) -> Game {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn no_retaking_a_ko_after_passes_where_superko_forbids_it() {
     let stop = AtomicBool::new(false);
     for ko in KoRule::ALL {

@@ -214,6 +214,7 @@ fn white_saves_the_cutting_stones() {
 ///  3 . . . . O O . . .
 /// ```
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn only_the_network_blocks_the_slide_under_the_wall() {
     let game = from_moves(9, 7.0, "E5 C5 G4 D4 D7 D6 E6 C7 D8 F3 E4 E3");
     assert_only_network_finds(&game, common::gtp_move("G3", game.board().geometry()));
@@ -227,6 +228,7 @@ fn only_the_network_blocks_the_slide_under_the_wall() {
 /// (E11 27%, then G12 15%: Black is behind). The classical search plays B9 or
 /// D2 at 3000 playouts (it finds E11 at 20000).
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn only_the_network_captures_the_cutting_stone() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

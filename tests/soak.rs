@@ -181,6 +181,7 @@ fn resident_kib(pid: u32) -> u64 {
 }
 
 #[test]
+#[ignore = "heavy: .ci/run runs it in its second step"]
 fn a_short_soak_keeps_every_move_legal_and_in_time() {
     let Some(seen) = soak(8, 1) else { return };
     eprintln!("short soak: {seen:?}");
@@ -189,7 +190,7 @@ fn a_short_soak_keeps_every_move_legal_and_in_time() {
     assert!(seen.undos >= 1, "{seen:?}");
 }
 
-/// The soak: 200 games; resident memory after the first 20 (the tables filled) may not
+/// The long soak: 200 games; resident memory after the first 20 (the tables filled) may not
 /// grow by more than 10% over the rest.
 #[test]
 #[ignore = "about 15 minutes: run by hand (see the module comment)"]

@@ -414,6 +414,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "heavy: .ci/run runs it in its second step"]
     fn graph_invariants_hold_in_the_network_search() {
         let Some(net) = test_nets::b6c96() else {
             return;
@@ -662,6 +663,7 @@ mod tests {
     /// search take corrections from their buckets, and the graph's
     /// invariants and value range still hold.
     #[test]
+    #[ignore = "heavy: .ci/run runs it in its second step"]
     fn subtree_bias_corrects_nodes_and_keeps_the_graph_sound() {
         let Some(net) = test_nets::b6c96() else {
             return;

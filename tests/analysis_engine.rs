@@ -5,11 +5,9 @@
 //! Every stdout line must be one JSON object. Needs the b6c96 net of
 //! `../shared/nets/` (skipped without it, a failure under `CI=true`).
 
-#[path = "common/analysis_client.rs"]
-mod analysis_client;
-mod common;
-#[path = "common/katago_net.rs"]
-mod katago_net;
+use crate::common;
+use crate::common::analysis_client;
+use crate::common::katago_net;
 
 use analysis_client::{Analysis, READY};
 

@@ -8,7 +8,7 @@
 //! flat, and the engine ends cleanly when its input closes. Set
 //! `TENGEN_FUZZ_LINES` for a shorter or longer run.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};

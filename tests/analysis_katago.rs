@@ -19,9 +19,8 @@
 //! Needs the b6c96 net of `../shared/nets/` (skipped without it, a failure
 //! under `CI=true`).
 
-#[path = "common/analysis_client.rs"]
-mod analysis_client;
-mod common;
+use crate::common;
+use crate::common::analysis_client;
 
 use analysis_client::Analysis;
 use serde_json::Value;

@@ -9,7 +9,7 @@
 //! without it the test is skipped, a failure under `CI=true`. Needs the b6c96
 //! net of `../shared/nets/` too.
 
-mod common;
+use crate::common;
 
 use sgf_parse::go::{Move, Prop};
 use std::path::{Path, PathBuf};

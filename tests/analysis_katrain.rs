@@ -14,7 +14,7 @@
 //! it the test is skipped, a failure under `CI=true`. Needs the b6c96 net of
 //! `../shared/nets/` too.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //! (shared/docs/gtp-clients.md §5.3). Each test runs the classical engine
 //! and, when the b6c96 net is at hand, the network engine (`--model`).
 
-mod common;
+use crate::common;
 use common::{is_vertex, Engine};
 
 /// `tengen ARGS` and, with the b6c96 net, `tengen ARGS --model b6c96`.

@@ -3,7 +3,7 @@
 //! gtp2ogs and the CGOS clients. Each test reads the responses the way that
 //! client reads them.
 
-mod common;
+use crate::common;
 use common::{is_vertex, parse_response, Engine};
 use std::time::Duration;
 

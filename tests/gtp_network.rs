@@ -3,8 +3,8 @@
 //! listed as seki, its stones neither dead nor alive; boards beyond 19×19
 //! fall back to the classical search.
 
-mod common;
-mod match_support;
+use crate::common;
+use crate::match_support;
 
 use common::Engine;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! GTP framing, ids, input preprocessing, case, and every error string, over
 //! pipes to the built binary.
 
-mod common;
+use crate::common;
 use common::{is_vertex, Engine};
 use std::time::Duration;
 

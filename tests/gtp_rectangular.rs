@@ -3,7 +3,7 @@
 //! then play, genmove, showboard, handicap and SGF on the board it sets. `W`
 //! is the number of columns (letters A.. without I), `H` the number of rows.
 
-mod common;
+use crate::common;
 use common::Engine;
 
 /// Whether `text` is a vertex of a board `w` wide and `h` high.

@@ -2,7 +2,7 @@
 //! line that is not empty after preprocessing gets exactly one well-formed
 //! response, in order, and the engine is still in sync afterwards.
 
-mod common;
+use crate::common;
 use common::Engine;
 
 /// A small deterministic generator (xorshift64*), so failures replay.

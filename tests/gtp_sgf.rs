@@ -5,7 +5,7 @@
 //! exactly where the table says the sequence stops, and every listed
 //! "after n: X may not play P" point must be refused.
 
-mod common;
+use crate::common;
 use common::Engine;
 
 fn position(name: &str) -> String {

@@ -9,7 +9,7 @@
 //! differ from that table (noted per test). The T-positions with true setup
 //! are replayed through `loadsgf` in gtp_sgf.rs.
 
-mod common;
+use crate::common;
 use common::Engine;
 
 const KO_RULES: [&str; 4] = ["simple", "positional", "situational", "natural-situational"];

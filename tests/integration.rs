@@ -6,9 +6,11 @@
 //! of the process); the check below fails for a file that is neither.
 //! Run one file's tests with `cargo test --test integration gtp_protocol::`.
 
-// The files keep their own `mod common;` / `mod match_support;`, as when each
-// was a binary of its own: those helpers are compiled once per file using them.
-#![allow(clippy::duplicate_mod)]
+// The helpers every file shares, compiled once: `crate::common` (the GTP
+// client, the analysis client, KataGo's nets and raw answers) and
+// `crate::match_support`.
+mod common;
+mod match_support;
 
 #[path = "analysis_engine.rs"]
 mod analysis_engine;

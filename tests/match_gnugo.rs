@@ -2,7 +2,7 @@
 //! /usr/games/gnugo each test says on stderr that it skipped, or fails under
 //! `CI=true` ([`match_support::gnugo_installed`]).
 
-mod match_support;
+use crate::match_support;
 
 use match_support::{gnugo_installed, program_installed, TempDir, GNUGO};
 use std::path::Path;

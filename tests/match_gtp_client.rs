@@ -1,7 +1,7 @@
 //! The GTP client against fake engines (small `sh` scripts) that misbehave:
 //! garbage, early exit, hanging, floods on stderr, over-long responses.
 
-mod match_support;
+use crate::match_support;
 
 use match_support::TempDir;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! every kind of engine failure turned into a lost game, colours alternating,
 //! dead stones only when both engines agree.
 
-mod match_support;
+use crate::match_support;
 
 use match_support::TempDir;
 use std::process::Command;

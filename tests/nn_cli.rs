@@ -2,7 +2,7 @@
 //! (present only with a net, errors for bad arguments, the session going on),
 //! and `tengen bench --model`. Uses the b6c96 net from `../shared/nets/`.
 
-mod common;
+use crate::common;
 
 use common::Engine;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! all, `--classical` for none; a named file that does not load is an error,
 //! not a silent fall-back. The engines here get an explicit environment.
 
-mod common;
+use crate::common;
 
 use common::Engine;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! plane, every global and the legal-move mask (`tests/data/nn_features/`, see the
 //! header of the data file for how KataGo's features were recorded).
 
-mod common;
+use crate::common;
 
 use tengen::go::board::{Color, Geometry};
 use tengen::go::rules::{KoRule, Preset, Rules};

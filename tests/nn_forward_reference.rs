@@ -4,8 +4,7 @@
 //! unfolded layers, with its own symmetry mapping. Also: hostile files give errors, and the real
 //! b6c96 net runs.
 
-#[path = "common/katago_net.rs"]
-mod katago_net;
+use crate::common::katago_net;
 
 use std::path::Path;
 
@@ -1130,19 +1129,9 @@ fn version_18_guard_slots_and_non_swiglu_are_errors() {
 
 #[test]
 fn real_b6c96_net_runs_on_an_empty_board() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
-    if !path.exists() {
-        eprintln!(
-            "SKIP real_b6c96_net_runs_on_an_empty_board: {} is missing",
-            path.display()
-        );
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "the b6c96 net is missing under CI"
-        );
+    let Some(path) = crate::common::b6c96_path() else {
         return;
-    }
+    };
     let net = Network::load(&path).expect("load b6c96");
     assert_eq!(net.version(), 8);
     assert_eq!(net.trunk_channels(), 96);
@@ -1198,19 +1187,9 @@ fn a_batch_evaluates_each_game_as_a_single_call_does() {
     use std::sync::Arc;
     use tengen::nn::Evaluator;
     use tengen::{Game, Geometry, Move, Preset};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
-    if !path.exists() {
-        eprintln!(
-            "SKIP a_batch_evaluates_each_game_as_a_single_call_does: {} is missing",
-            path.display()
-        );
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "the b6c96 net is missing under CI"
-        );
+    let Some(path) = crate::common::b6c96_path() else {
         return;
-    }
+    };
     let net = Arc::new(Network::load(&path).expect("load b6c96"));
     let g = Geometry::new(9).unwrap();
     let mut games = Vec::new();

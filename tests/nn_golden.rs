@@ -23,9 +23,8 @@
 //! buffer is checked against KataGo's GTP with `gtpForceMaxNNSize = true`
 //! (`g170-b6c96-square-buffer.txt`) through the library's `NetBuffer::Square`.
 
-mod common;
-#[path = "common/raw_nn.rs"]
-mod raw_nn;
+use crate::common;
+use crate::common::raw_nn;
 
 use common::Engine;
 use raw_nn::{compare, data_dir, find_net, parse_goldens, positions, split_symmetries, Worst};
@@ -88,10 +87,8 @@ fn check_net(net: &Path, golden: &str, optimism: Option<&str>) {
 
 #[test]
 fn b6c96_matches_katago() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nets");
-    match find_net(&shared, "g170-b6c96-") {
-        Some(net) => check_net(&net, "g170-b6c96.txt", Some("0")),
-        None => common::skipped("no b6c96 net in ../shared/nets", true),
+    if let Some(net) = common::b6c96_path() {
+        check_net(&net, "g170-b6c96.txt", Some("0"));
     }
 }
 

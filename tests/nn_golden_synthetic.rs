@@ -11,11 +11,9 @@
 //! KataGo: `TENGEN_WRITE_TEST_NETS=DIR cargo test --test integration
 //! nn_golden_synthetic::write_synthetic_nets -- --ignored` (see the README next to the goldens).
 
-mod common;
-#[path = "common/katago_net.rs"]
-mod katago_net;
-#[path = "common/raw_nn.rs"]
-mod raw_nn;
+use crate::common;
+use crate::common::katago_net;
+use crate::common::raw_nn;
 
 use common::Engine;
 use katago_net::{

@@ -13,9 +13,8 @@
 //! meets the bounds so counted. int8 does not meet them, so `auto` must not choose it; int8 is
 //! held to loose bounds that only a broken kernel would break.
 
-mod common;
-#[path = "common/raw_nn.rs"]
-mod raw_nn;
+use crate::common;
+use crate::common::raw_nn;
 
 use common::Engine;
 use raw_nn::{data_dir, find_net, parse_goldens, positions, split_symmetries, Answer};

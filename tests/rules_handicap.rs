@@ -25,7 +25,7 @@
 //! Zealand, Tromp-Taylor, GOE), W+0.5 or W+1.5 with N-1 (AGA), W+1.5 or W+2.5
 //! with N (Chinese). Japanese counts territory and prisoners, with no bonus.
 
-mod common;
+use crate::common;
 
 use common::Engine;
 use std::collections::HashMap;

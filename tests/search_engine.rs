@@ -4,7 +4,7 @@
 //! threads and win rates run both evaluators (the network's with the b6c96
 //! net when it is at hand).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

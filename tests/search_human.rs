@@ -5,9 +5,8 @@
 //! net's moves while the search keeps passing to itself. (That the human
 //! policy itself equals KataGo's is `nn_golden_synthetic`'s test.)
 
-mod common;
-#[path = "common/katago_net.rs"]
-mod katago_net;
+use crate::common;
+use crate::common::katago_net;
 
 use common::Engine;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! sometimes asking for the player who is not to move. Every test runs both
 //! evaluators: the classical search and the b6c96 network's.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::AtomicBool;
 use tengen::engine::{Decision, Engine, GenmoveOptions, Limits};

@@ -3,7 +3,7 @@
 //! overrides, and the distribution of the chosen move, by a seeded
 //! chi-square test), and the level over GTP with the built-in net.
 
-mod common;
+use crate::common;
 
 use common::Engine;
 use tengen::go::board::{Geometry, Move};

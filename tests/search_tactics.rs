@@ -5,7 +5,7 @@
 //! solves; their tests also assert that the classical search misses them, so
 //! that they keep showing what the network adds.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::AtomicBool;
 use tengen::engine::{Decision, Engine, GenmoveOptions, Limits};

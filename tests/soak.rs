@@ -9,8 +9,8 @@
 //! `cargo test` runs a short soak; the 200-game soak a bot operator wants before a long run:
 //! `cargo test --test integration soak::two_hundred -- --ignored --nocapture`.
 
-mod common;
-mod match_support;
+use crate::common;
+use crate::match_support;
 
 use common::Engine;
 use match_support::{gnugo_installed, TempDir, GNUGO};

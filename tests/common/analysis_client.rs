@@ -10,7 +10,7 @@
 
 #![allow(dead_code)]
 
-use super::common;
+use crate::common;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

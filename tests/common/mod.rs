@@ -3,6 +3,10 @@
 
 #![allow(dead_code)]
 
+pub mod analysis_client;
+pub mod katago_net;
+pub mod raw_nn;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -307,15 +311,37 @@ pub fn skipped(why: &str, required_in_ci: bool) {
     let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
 }
 
-/// The path of KataGo's small test net (b6c96) in `../shared/nets/`, or
+/// The path of KataGo's small test net (b6c96): in `../shared/nets/`, else the copy
+/// built into the binary (`src/nn/…/builtin/`); or
 /// `None` after a [`skipped`] notice (a failure under `CI=true`).
 pub fn b6c96_path() -> Option<std::path::PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz");
-    if p.exists() {
-        return Some(p);
+    const FILE: &str = "g170-b6c96-s175395328-d26788732.bin.gz";
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = crate_dir.join("../shared/nets").join(FILE);
+    if shared.exists() {
+        return Some(shared);
     }
-    skipped("no b6c96 net in ../shared/nets", true);
+    // The same file is the net built into the binary: its copy in the
+    // source tree serves when `../shared` is absent.
+    if let Some(builtin) = find_file(&crate_dir.join("src/nn"), FILE) {
+        return Some(builtin);
+    }
+    skipped("no b6c96 net in ../shared/nets nor in src/nn", true);
+    None
+}
+
+/// The first file named `name` under `dir`, searched depth first.
+fn find_file(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if let Some(found) = find_file(&path, name) {
+                return Some(found);
+            }
+        } else if path.file_name().is_some_and(|n| n == name) {
+            return Some(path);
+        }
+    }
     None
 }
 

@@ -52,6 +52,7 @@ pub mod memory;
 pub mod nn;
 pub mod search;
 pub mod sgf;
+pub mod sync;
 pub mod time;
 
 pub use go::board::{Board, Color, Geometry, Move, Point, Stone};

@@ -35,6 +35,7 @@ use crate::input_line::{read_bounded, LineRead};
 use crate::nn::{Evaluator, NetEval, Network, PrecisionChoice, KATAGO_GTP_POLICY_OPTIMISM};
 use crate::search::net_cache::NetCache;
 use crate::search::{MctsEngine, QueryOptions, SearchConfig, MAX_THREADS};
+use crate::sync::lock;
 use katago_config::KataGoConfig;
 use query::{Context, Query, Request};
 use serde_json::Value;
@@ -45,7 +46,7 @@ use std::io::{BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// The longest input line read; a longer one is answered with an error and
@@ -375,11 +376,6 @@ impl Output {
     }
 }
 
-/// A mutex's contents, whatever a panicking thread left (all plain data here).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 const QUEUED: u8 = 0;
 const RUNNING: u8 = 1;
 const TERMINATED: u8 = 2;
@@ -660,11 +656,8 @@ impl Worker {
         };
         let hashes = response::position_hashes(game.board(), to_move);
         let avoided = q.excluded(to_move);
-        let choices = if q.settings.root_symmetry_pruning {
-            RootChoices::new(&game, to_move, avoided)
-        } else {
-            RootChoices::without_symmetries(avoided)
-        };
+        let choices =
+            RootChoices::for_search(&game, to_move, avoided, q.settings.root_symmetry_pruning);
         let excluded = choices.excluded();
         let limits = q.settings.limits.limits();
         let interval = q.report_every.map_or(Duration::MAX, crate::time::duration);

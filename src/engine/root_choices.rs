@@ -35,6 +35,22 @@ impl Default for RootChoices {
 }
 
 impl RootChoices {
+    /// What a search for `to_move` may begin with, as both front ends set it
+    /// up: `avoided` left out, and with `symmetry_pruning` (KataGo's
+    /// `rootSymmetryPruning`) one move of each set a symmetry makes equal.
+    pub fn for_search(
+        game: &Game,
+        to_move: Color,
+        avoided: Vec<Point>,
+        symmetry_pruning: bool,
+    ) -> RootChoices {
+        if symmetry_pruning {
+            RootChoices::new(game, to_move, avoided)
+        } else {
+            RootChoices::without_symmetries(avoided)
+        }
+    }
+
     /// `avoided` left out, no symmetry pruning.
     pub fn without_symmetries(avoided: Vec<Point>) -> RootChoices {
         RootChoices {

@@ -327,7 +327,7 @@ impl Session {
 
     /// Writes response text and flushes. A closed output ends the session.
     pub(super) fn write(&self, text: &str) {
-        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = crate::sync::lock(&self.out);
         if out
             .write_all(text.as_bytes())
             .and_then(|()| out.flush())
@@ -543,11 +543,8 @@ impl Session {
     /// What a search for `color` may begin with: all but `avoided`, and with
     /// root symmetry pruning on, one move of each symmetric set.
     pub(super) fn root_choices(&self, color: Color, avoided: Vec<Point>) -> RootChoices {
-        if self.options.root_symmetry_pruning {
-            RootChoices::new(&self.game, color, avoided)
-        } else {
-            RootChoices::without_symmetries(avoided)
-        }
+        let pruning = self.options.root_symmetry_pruning;
+        RootChoices::for_search(&self.game, color, avoided, pruning)
     }
 
     /// The engine's decision if it is allowed; otherwise (an engine bug) a legal
@@ -625,7 +622,7 @@ impl Session {
 
 /// Writes one streamed line and flushes.
 fn write_line(out: &Mutex<Box<dyn Write + Send>>, line: &str) {
-    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    let mut out = crate::sync::lock(out);
     let _ = out.write_all(line.as_bytes());
     let _ = out.write_all(b"\n");
     let _ = out.flush();

@@ -317,10 +317,7 @@ impl Engine for MctsEngine {
         self.losing_evidence = 0;
         self.final_ownership = None;
         if let Some(parts) = &self.network {
-            match parts.cache.lock() {
-                Ok(mut c) => c.clear(),
-                Err(poisoned) => poisoned.into_inner().clear(),
-            }
+            crate::sync::lock(&parts.cache).clear();
         }
     }
 }

@@ -57,12 +57,10 @@ pub struct NetworkLeaves {
     rng: PlayoutRng,
 }
 
-/// Locks `cache`, whatever a panicking thread left in it (entries are plain data).
+/// Locks `cache`; emptied first if a thread panicked holding it (an entry
+/// may be half written).
 fn lock(cache: &Mutex<NetCache>) -> std::sync::MutexGuard<'_, NetCache> {
-    match cache.lock() {
-        Ok(c) => c,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    crate::sync::lock_or_reset(cache, "evaluation cache", NetCache::clear)
 }
 
 /// Black's values, policy (net order, pass last; 0 where illegal) and

@@ -310,6 +310,42 @@ mod tests {
     use crate::search::value_weight;
     use std::sync::Arc;
 
+    /// A search thread that panicked holding the tree leaves it poisoned:
+    /// the next search empties the tree before it runs and plays on.
+    #[test]
+    fn a_tree_poisoned_by_a_panic_is_emptied_before_the_next_search() {
+        let mut engine = MctsEngine::new(SearchConfig {
+            tt_mb: 8,
+            ..SearchConfig::default()
+        });
+        let game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
+        let options = GenmoveOptions {
+            limits: Limits {
+                playouts: Some(200),
+                time: None,
+            },
+            ..GenmoveOptions::default()
+        };
+        let never = AtomicBool::new(false);
+        engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
+        assert!(engine.tree.lock().unwrap().table.occupied().count() > 0);
+        let _ = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _held = engine.tree.lock().unwrap();
+                panic!("a bug in a search thread");
+            })
+            .join()
+        });
+        assert!(engine.tree.is_poisoned());
+        let (decision, report) = engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
+        assert!(
+            matches!(decision, Decision::Play(Move::Play(_))),
+            "{decision:?}"
+        );
+        assert_eq!(report.visits, 200);
+        assert!(!engine.tree.is_poisoned());
+    }
+
     /// After searches (with reuse), every node satisfies the graph-search
     /// invariants: its child statistics are the sums over its edges, and no
     /// edge has more visits than the child it leads to.

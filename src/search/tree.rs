@@ -69,6 +69,20 @@ impl Tree {
 }
 
 impl Tree {
+    /// Empty again, as after [`Tree::try_new`], keeping the table's memory.
+    pub fn reset(&mut self) {
+        self.table.clear();
+        self.ownership = OwnershipMap::default();
+        self.playouts = 0;
+        self.simulations = 0;
+        self.expand_after = 2;
+        self.prunes = 0;
+        self.biases = BiasTable::new();
+        self.in_flight = 0;
+        self.budget = u64::MAX;
+        self.waiting = 0;
+    }
+
     /// A tree over a table of `tt_mb` megabytes.
     ///
     /// # Errors
@@ -89,10 +103,9 @@ impl Tree {
     }
 }
 
-/// The tree behind `tree`'s lock, even if a thread panicked holding it.
+/// The tree behind `tree`'s lock, between searches or at a search's start
+/// and end: after a panic in a search thread (which ends that search with the
+/// panic), the tree is emptied before it is used again.
 pub(super) fn lock(tree: &Mutex<Tree>) -> std::sync::MutexGuard<'_, Tree> {
-    match tree.lock() {
-        Ok(t) => t,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    crate::sync::lock_or_reset(tree, "search tree", Tree::reset)
 }

@@ -61,11 +61,12 @@ pub struct Worker {
     pub(super) leaf: Leaf,
 }
 
+/// The tree during a search. A panic in one thread ends the search with
+/// that panic (the threads' scope raises it again); the others finish on the
+/// tree as it is, and the engine's next [`lock`](super::super::tree::lock)
+/// empties it.
 fn lock_tree(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
-    match tree.lock() {
-        Ok(t) => t,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    crate::sync::lock(tree)
 }
 
 impl Worker {

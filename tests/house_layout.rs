@@ -20,6 +20,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("log", 0),
     ("memory", 0),
     ("input_line", 0),
+    ("sync", 0),
     ("config", 1),
     ("nn", 1),
     ("engine", 2),

@@ -134,6 +134,22 @@ fn replay(q: &Query, upto: usize) -> (Game, Option<usize>) {
     (game, None)
 }
 
+/// Setup stones, and moves in order.
+type Stones = Vec<(Point, Color)>;
+type Moves = Vec<(Color, Move)>;
+
+/// What a query's responses include.
+struct Outputs {
+    ownership: bool,
+    ownership_stdev: bool,
+    moves_ownership: bool,
+    policy: bool,
+    pv_visits: bool,
+    /// `reportDuringSearchEvery` (or `firstReportDuringSearchAfter`), in
+    /// seconds.
+    report_every: Option<f64>,
+}
+
 /// What the reader knows beyond the line.
 pub struct Context<'a> {
     pub settings: &'a EngineSettings,
@@ -345,6 +361,62 @@ impl Reader<'_> {
     }
 
     fn query(&mut self, cx: &Context, warnings: &mut Vec<Warning>) -> Result<Query, Fault> {
+        // Fields are read in KataGo's order, so that a query with several
+        // faults gets the one KataGo names.
+        let geometry = self.board()?;
+        let (stones, moves, initial_player) = self.position(geometry)?;
+        let (analyze, priorities) = self.turns_to_analyze(moves.len())?;
+        let (rules, komi) = self.rules_and_komi(cx, warnings)?;
+        let (settings, pv_len) = self.search_settings(cx, warnings)?;
+        let outputs = self.outputs(warnings)?;
+        let priority = self.priority()?;
+        let restrictions = self.restrictions(geometry)?;
+        self.warn_unused_fields(cx, warnings);
+        let initial_player = initial_player.unwrap_or_else(|| match moves.first() {
+            Some(&(c, _)) => c,
+            None if handicap_stones(&stones) => Color::White,
+            None => Color::Black,
+        });
+        let turns = analyze
+            .iter()
+            .enumerate()
+            .filter(|(_, &on)| on)
+            .map(|(t, _)| (t, priorities.get(t).copied().flatten().unwrap_or(priority)))
+            .collect();
+        let query = Query {
+            id: self.id.clone(),
+            geometry,
+            rules,
+            komi,
+            stones,
+            initial_player,
+            moves,
+            turns,
+            settings,
+            pv_len,
+            include_ownership: outputs.ownership,
+            include_ownership_stdev: outputs.ownership_stdev,
+            include_moves_ownership: outputs.moves_ownership,
+            include_policy: outputs.policy,
+            include_pv_visits: outputs.pv_visits,
+            report_every: outputs.report_every,
+            restrictions,
+        };
+        if let (_, Some(i)) = replay(&query, query.moves.len()) {
+            let (_, mv) = query.moves[i];
+            return Err(self.fault(
+                "moves",
+                format!(
+                    "Illegal move {i}: {}",
+                    crate::go::vertex::format_move(mv, geometry)
+                ),
+            ));
+        }
+        Ok(query)
+    }
+
+    /// `boardXSize` columns (the letters) and `boardYSize` rows, as KataGo.
+    fn board(&self) -> Result<Geometry, Fault> {
         let size_error = format!("Must provide an integer from 2 to {MAX_BOARD_SIZE}");
         for field in ["boardXSize", "boardYSize"] {
             if self.get(field).is_none() {
@@ -353,10 +425,11 @@ impl Reader<'_> {
         }
         let x = self.integer("boardXSize", 2, MAX_BOARD_SIZE as i64, &size_error)?;
         let y = self.integer("boardYSize", 2, MAX_BOARD_SIZE as i64, &size_error)?;
-        // boardXSize columns (the letters), boardYSize rows, as KataGo.
-        let geometry = Geometry::rect(x as usize, y as usize)
-            .ok_or_else(|| self.fault("boardXSize", &size_error))?;
+        Geometry::rect(x as usize, y as usize).ok_or_else(|| self.fault("boardXSize", &size_error))
+    }
 
+    /// `initialStones`, `moves` and `initialPlayer`.
+    fn position(&self, geometry: Geometry) -> Result<(Stones, Moves, Option<Color>), Fault> {
         let stones = match self.get("initialStones") {
             None => Vec::new(),
             Some(v) => self
@@ -379,10 +452,16 @@ impl Reader<'_> {
             None => None,
         };
 
-        let mut analyze = vec![false; moves.len() + 1];
+        Ok((stones, moves, initial_player))
+    }
+
+    /// Which turns to analyse (`analyzeTurns`, else the last) and each one's
+    /// `priorities` entry.
+    fn turns_to_analyze(&self, moves: usize) -> Result<(Vec<bool>, Vec<Option<i64>>), Fault> {
+        let mut analyze = vec![false; moves + 1];
         let analyze_turns = match self.get("analyzeTurns") {
             None => {
-                analyze[moves.len()] = true;
+                analyze[moves] = true;
                 None
             }
             Some(v) => {
@@ -394,7 +473,7 @@ impl Reader<'_> {
                 })?;
                 for &t in &turns {
                     match usize::try_from(t) {
-                        Ok(t) if t <= moves.len() => analyze[t] = true,
+                        Ok(t) if t <= moves => analyze[t] = true,
                         _ => {
                             return Err(
                                 self.fault("analyzeTurns", format!("Invalid turn number: {t}"))
@@ -422,18 +501,28 @@ impl Reader<'_> {
             if list.len() != turns.len() {
                 return Err(self.fault("priorities", "Must be of matching length to analyzeTurns"));
             }
-            priorities = vec![None; moves.len() + 1];
+            priorities = vec![None; moves + 1];
             for (&t, &p) in turns.iter().zip(&list) {
                 if !(-MAX_PRIORITY..=MAX_PRIORITY).contains(&p) {
                     return Err(self.fault("priorities", format!("Invalid priority: {p}")));
                 }
-                // Checked above: 0 <= t <= moves.len().
+                // Checked above: 0 <= t <= moves.
                 if let Some(slot) = usize::try_from(t).ok().and_then(|t| priorities.get_mut(t)) {
                     *slot = Some(p);
                 }
             }
         }
 
+        Ok((analyze, priorities))
+    }
+
+    /// `rules` (else the config's), `komi` (else the rules' own) and
+    /// `whiteHandicapBonus`.
+    fn rules_and_komi(
+        &self,
+        cx: &Context,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<(Rules, f64), Fault> {
         let (rules, default_komi) = match self.get("rules") {
             Some(v) => self.rules(v, warnings)?,
             None => match &cx.settings.default_rules {
@@ -461,6 +550,16 @@ impl Reader<'_> {
             })?;
         }
 
+        Ok((rules, komi))
+    }
+
+    /// The config's search settings with `overrideSettings` and the query's
+    /// own search fields; and the PV length.
+    fn search_settings(
+        &self,
+        cx: &Context,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<(SearchSettings, usize), Fault> {
         let mut settings = cx.settings.search.clone();
         if let Some(v) = self.get("overrideSettings") {
             self.override_settings(v, &mut settings, &cx.settings.overrides_file, warnings)?;
@@ -511,6 +610,11 @@ impl Reader<'_> {
             )?;
             settings.root_policy_temperature = t;
         }
+        Ok((settings, pv_len))
+    }
+
+    /// What the responses include, and how often they come during a search.
+    fn outputs(&self, warnings: &mut Vec<Warning>) -> Result<Outputs, Fault> {
         let include_moves_ownership = self.flag("includeMovesOwnership")?;
         for field in ["includeMovesOwnershipStdev", "includeNoResultValue"] {
             if self.flag(field)? {
@@ -535,6 +639,18 @@ impl Reader<'_> {
             // One interval serves both: the first report comes after it too.
             report_every.get_or_insert(first);
         }
+        Ok(Outputs {
+            ownership: include_ownership,
+            ownership_stdev: include_ownership_stdev,
+            moves_ownership: include_moves_ownership,
+            policy: include_policy,
+            pv_visits: include_pv_visits,
+            report_every,
+        })
+    }
+
+    /// `priority` (not with `priorities`).
+    fn priority(&self) -> Result<i64, Fault> {
         let mut priority = 0;
         if self.get("priority").is_some() {
             if self.get("priorities").is_some() {
@@ -547,8 +663,11 @@ impl Reader<'_> {
                 "Must be a number between -2^62 and 2^62",
             )?;
         }
-        let restrictions = self.restrictions(geometry)?;
+        Ok(priority)
+    }
 
+    /// KataGo's warning for each field it does not know (`warnUnusedFields`).
+    fn warn_unused_fields(&self, cx: &Context, warnings: &mut Vec<Warning>) {
         if cx.settings.warn_unused_fields {
             for key in self.input.keys() {
                 if !KNOWN_FIELDS.contains(&key.as_str()) {
@@ -560,48 +679,6 @@ impl Reader<'_> {
                 }
             }
         }
-
-        let initial_player = initial_player.unwrap_or_else(|| match moves.first() {
-            Some(&(c, _)) => c,
-            None if handicap_stones(&stones) => Color::White,
-            None => Color::Black,
-        });
-        let turns = analyze
-            .iter()
-            .enumerate()
-            .filter(|(_, &on)| on)
-            .map(|(t, _)| (t, priorities.get(t).copied().flatten().unwrap_or(priority)))
-            .collect();
-        let query = Query {
-            id: self.id.clone(),
-            geometry,
-            rules,
-            komi,
-            stones,
-            initial_player,
-            moves,
-            turns,
-            settings,
-            pv_len,
-            include_ownership,
-            include_ownership_stdev,
-            include_moves_ownership,
-            include_policy,
-            include_pv_visits,
-            report_every,
-            restrictions,
-        };
-        if let (_, Some(i)) = replay(&query, query.moves.len()) {
-            let (_, mv) = query.moves[i];
-            return Err(self.fault(
-                "moves",
-                format!(
-                    "Illegal move {i}: {}",
-                    crate::go::vertex::format_move(mv, geometry)
-                ),
-            ));
-        }
-        Ok(query)
     }
 
     /// `[["b","D4"],…]` placed on `geometry`.

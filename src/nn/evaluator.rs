@@ -3,11 +3,11 @@
 //!
 //! One [`Evaluator`] per thread; they share one loaded [`Network`].
 
-use super::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
-use super::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
-use super::metadata::SgfMetadata;
-use super::model::NUM_META_FEATURES;
-use super::output::{postprocess, NetEval, PostProcessOptions};
+use super::file::model::NUM_META_FEATURES;
+use super::input::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use super::input::metadata::SgfMetadata;
+use super::net::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
+use super::net::output::{postprocess, NetEval, PostProcessOptions};
 use crate::go::game::Game;
 use crate::go::rules::{KoRule, Scoring};
 use std::fmt;

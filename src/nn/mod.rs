@@ -27,29 +27,19 @@
 //! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
 //! ```
 
-pub mod area;
-pub mod builtin;
 pub mod evaluator;
-pub mod features;
-pub mod forward;
-pub mod gemm;
-pub mod gemm_bf16;
-pub mod gemm_i8;
-pub mod history;
-pub mod ladder;
-pub mod layers;
-pub mod metadata;
-pub mod model;
-pub mod output;
-pub mod precision;
+pub mod file;
+pub mod input;
+pub mod kernels;
+pub mod net;
 pub mod source;
-pub mod symmetry;
-pub mod transformer;
-pub mod vecmath;
-pub mod winograd;
 
-#[cfg(test)]
-mod tests;
+pub use file::{builtin, model};
+pub use input::{area, features, history, ladder, metadata, symmetry};
+pub use kernels::{
+    bf16::gemm as gemm_bf16, fp32::gemm, int8::gemm as gemm_i8, vecmath::ops as vecmath,
+};
+pub use net::{forward, layers, output, precision, transformer, winograd};
 
 /// For the kernel tests: the kernels of `all` this CPU runs; each one it lacks is named on
 /// stderr for `test`.

@@ -8,10 +8,10 @@
 use std::sync::OnceLock;
 
 /// Width of a packed panel (one AVX-512 register, two AVX2 registers).
-pub(super) const PANEL: usize = 16;
+pub(in crate::nn::kernels) const PANEL: usize = 16;
 /// Inner-dimension block: a 16-wide panel block of 16 KiB stays in L1 (the transformer nets'
 /// 192- and 256-deep products then take one pass over C instead of two).
-pub(super) const KC: usize = 256;
+pub(in crate::nn::kernels) const KC: usize = 256;
 
 /// A `k x n` matrix packed as `ceil(n / 16)` panels of `k` rows of 16 floats (zero padded).
 #[derive(Debug, Clone)]
@@ -89,7 +89,7 @@ impl PackedMatrix {
     }
 
     /// The packed values, padding included (for a reduced-precision twin that rounds them).
-    pub(super) fn values_mut(&mut self) -> &mut [f32] {
+    pub(in crate::nn::kernels) fn values_mut(&mut self) -> &mut [f32] {
         &mut self.data
     }
 
@@ -222,7 +222,14 @@ pub fn gemm_with(
 
 /// Checks that `a` holds `m` rows of `k` values at stride `lda` and `c` room for `m` rows of
 /// `n` (panics otherwise); returns whether there is anything to compute.
-pub(super) fn check_shapes(m: usize, a: &[f32], lda: usize, k: usize, c: &[f32], n: usize) -> bool {
+pub(in crate::nn::kernels) fn check_shapes(
+    m: usize,
+    a: &[f32],
+    lda: usize,
+    k: usize,
+    c: &[f32],
+    n: usize,
+) -> bool {
     if m == 0 || n == 0 {
         return false;
     }
@@ -236,7 +243,12 @@ pub(super) fn check_shapes(m: usize, a: &[f32], lda: usize, k: usize, c: &[f32],
 
 /// Writes a finished 16-wide tile row into `c` (only the `cols` real columns).
 #[inline(always)]
-pub(super) fn store_row(tile: &[f32; PANEL], dst: &mut [f32], cols: usize, accumulate: bool) {
+pub(in crate::nn::kernels) fn store_row(
+    tile: &[f32; PANEL],
+    dst: &mut [f32],
+    cols: usize,
+    accumulate: bool,
+) {
     if accumulate {
         for j in 0..cols {
             dst[j] += tile[j];
@@ -372,9 +384,9 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) mod avx512 {
+pub(in crate::nn::kernels) mod avx512 {
     //! The AVX-512 micro-kernel, and the walk over C's micro-tiles that the bf16 kernel
-    //! ([`super::super::gemm_bf16`]) shares.
+    //! ([`crate::nn::kernels::bf16`]) shares.
     use super::{store_row, PackedMatrix, KC, PANEL};
     use std::arch::x86_64::*;
 

@@ -10,13 +10,13 @@ use std::fmt;
 use std::path::Path;
 
 use super::layers::{activate_slice, global_pool, Conv, Dense, Frame, NormAct, PoolKind};
-use super::model::{
+use super::precision::Precision;
+use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
+use crate::nn::file::model::{
     Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,
     PostProcessParams, TrunkTipDesc, NUM_META_FEATURES,
 };
-use super::precision::Precision;
-use super::symmetry;
-use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
+use crate::nn::input::symmetry;
 
 /// Spatial input planes per point (KataGo's V7 features).
 pub const NUM_SPATIAL_FEATURES: usize = 22;

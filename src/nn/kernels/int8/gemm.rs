@@ -20,7 +20,7 @@
 //! `B` is packed in panels of 16 columns, each a run of `k/4` blocks of 16 columns x 4 rows
 //! (64 bytes: a column's four consecutive rows side by side), as the kernels load them.
 
-use super::gemm::check_shapes;
+use crate::nn::kernels::fp32::gemm::check_shapes;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 

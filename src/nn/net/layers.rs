@@ -2,14 +2,14 @@
 //! board after another): convolution by im2col + GEMM, per-channel affine + activation,
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
-use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 use super::precision::{Precision, Weights};
-use super::vecmath;
 use super::winograd::{self, Tile};
+use crate::nn::file::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use crate::nn::kernels::vecmath::ops as vecmath;
 
 /// The shape of the boards a layer runs on: `width` columns by `height` rows, stored row by
 /// row (`y * width + x`). A rectangular board under a transposing symmetry is seen by the
-/// network in a frame `height` wide and `width` high (see [`super::symmetry::frame`]).
+/// network in a frame `height` wide and `width` high (see [`crate::nn::input::symmetry::frame`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     pub width: usize,

@@ -5,8 +5,8 @@
 //! allocate nothing.
 
 #[cfg(test)]
-use super::gemm::available_isas;
-use super::gemm::{best_isa, Isa};
+use crate::nn::kernels::fp32::gemm::available_isas;
+use crate::nn::kernels::fp32::gemm::{best_isa, Isa};
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 split in two for an exact range reduction (Cody and Waite).
@@ -298,7 +298,7 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) mod avx512 {
+pub(in crate::nn::kernels) mod avx512 {
     //! The AVX2 kernels on 16 lanes: the same polynomial, the same results but for the order
     //! of the row sums.
     use super::*;
@@ -306,7 +306,7 @@ pub(super) mod avx512 {
 
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(in super::super) unsafe fn exp16(x: __m512) -> __m512 {
+    pub(in crate::nn::kernels) unsafe fn exp16(x: __m512) -> __m512 {
         let x = _mm512_min_ps(
             _mm512_max_ps(x, _mm512_set1_ps(EXP_MIN)),
             _mm512_set1_ps(EXP_MAX),
@@ -335,7 +335,7 @@ pub(super) mod avx512 {
     /// exponent bits by an integer add, which the clamp keeps away from subnormals.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(in super::super) unsafe fn exp16_coarse(x: __m512) -> __m512 {
+    pub(in crate::nn::kernels) unsafe fn exp16_coarse(x: __m512) -> __m512 {
         // 1.5 * 2^23: adding it leaves round(x * log2 e) in the low mantissa bits.
         const SHIFTER: f32 = 12_582_912.0;
         let x = _mm512_max_ps(x, _mm512_set1_ps(EXP16_COARSE_MIN));
@@ -354,7 +354,7 @@ pub(super) mod avx512 {
 
     /// The mask of the first `n` (at most 16) lanes.
     #[inline]
-    pub(in super::super) fn lanes(n: usize) -> __mmask16 {
+    pub(in crate::nn::kernels) fn lanes(n: usize) -> __mmask16 {
         if n >= 16 {
             0xffff
         } else {
@@ -390,7 +390,7 @@ pub(super) mod avx512 {
     /// The largest of the `width` values at `p`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(in super::super) unsafe fn row_max(p: *const f32, width: usize) -> f32 {
+    pub(in crate::nn::kernels) unsafe fn row_max(p: *const f32, width: usize) -> f32 {
         // Two running maxima over whole blocks, unmasked; the ragged end masked.
         let (mut max_a, mut max_b) = (
             _mm512_set1_ps(f32::NEG_INFINITY),

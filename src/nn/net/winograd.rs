@@ -372,7 +372,7 @@ fn convolve<const A: usize, T: Transform<A>>(
     scratch: &mut [f32],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if super::gemm::best_isa() != super::gemm::Isa::Portable {
+    if crate::nn::kernels::fp32::gemm::best_isa() != crate::nn::kernels::fp32::gemm::Isa::Portable {
         // SAFETY: best_isa() found AVX2 and FMA (or AVX-512, which implies them on every
         // CPU that has it).
         unsafe {

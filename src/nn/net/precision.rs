@@ -3,7 +3,7 @@
 //! `fp32` is exact to KataGo's outputs (the golden tests run on it). The reduced kinds apply to
 //! the trunk's large products; the first convolution, norms, attention scores, softmax and the
 //! heads stay in fp32:
-//! - `bf16` ([`super::gemm_bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
+//! - `bf16` ([`crate::nn::kernels::bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
 //!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (3x3 ones on
 //!   Winograd F(2x2, 3x3) tiles, whose transforms only add and subtract), a transformer net's
 //!   projections (attention's queries, keys, values and output, the feed-forward blocks) and
@@ -11,7 +11,7 @@
 //!   computes in fp32, its output rounded as the product's input; its convolutions stay
 //!   fp32). Native `vdpbf16ps` where the CPU has AVX512-BF16, else emulated on the fp32
 //!   kernels (the same outputs but for the order of the sums' rounding, and slower than fp32).
-//! - `int8` ([`super::gemm_i8`]): the transformer projections only, weights quantized once per
+//! - `int8` ([`crate::nn::kernels::int8`]): the transformer projections only, weights quantized once per
 //!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
 //!   but it misses the accuracy bounds.
 //!
@@ -19,10 +19,10 @@
 //! meets the accuracy bounds of issue 25, loses no strength at equal visits and runs natively
 //! on this CPU: bf16 on AVX512-BF16, fp32 everywhere else.
 
-use super::gemm::{gemm, PackedMatrix};
-use super::gemm_bf16::{self, gemm_bf16, PackedMatrixBf16};
-use super::gemm_i8::{self, gemm_i8, PackedMatrixI8};
-use super::vecmath::softmax_rows;
+use crate::nn::kernels::bf16::gemm::{self as gemm_bf16, gemm_bf16, PackedMatrixBf16};
+use crate::nn::kernels::fp32::gemm::{gemm, PackedMatrix};
+use crate::nn::kernels::int8::gemm::{self as gemm_i8, gemm_i8, PackedMatrixI8};
+use crate::nn::kernels::vecmath::ops::softmax_rows;
 use std::fmt;
 
 /// What `--precision` asks for.

@@ -12,13 +12,13 @@
 
 use super::forward::MAX_BOARD_SIZE;
 use super::layers::{activate_slice, Frame};
-use super::model::{
+use super::precision::{Operand, Precision, Weights};
+use crate::nn::file::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };
-use super::precision::{Operand, Precision, Weights};
-pub use super::vecmath::fast_exp;
-use super::vecmath::{sum_of_squares, swiglu};
+pub use crate::nn::kernels::vecmath::ops::fast_exp;
+use crate::nn::kernels::vecmath::ops::{sum_of_squares, swiglu};
 
 /// Rows a transformer block works on at a time: whole boards, as many as fit in this many
 /// rows (at least one). A 19x19 batch of 8 in one go made the feed-forward block's hidden rows

@@ -9,11 +9,11 @@
 //!   where an fp32 FMA does 16.
 //! - **Emulated** on every other CPU: the values rounded as those instructions round them
 //!   (nearest, ties to even; subnormals flushed to zero), then multiplied by the fp32 kernels of
-//!   [`super::gemm`]. A bf16 product is exact in fp32, so the emulation differs from the
+//!   [`super::super::fp32`]. A bf16 product is exact in fp32, so the emulation differs from the
 //!   instruction only in the order the sums are rounded: it is the native kernel's twin in the
 //!   tests, and it measures on any CPU what bf16 does to a net's outputs (slower than fp32).
 
-use super::gemm::{check_shapes, gemm, PackedMatrix, PANEL};
+use crate::nn::kernels::fp32::gemm::{check_shapes, gemm, PackedMatrix, PANEL};
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
@@ -306,7 +306,7 @@ pub fn softmax_gemm_bf16(m: usize, s: &mut [f32], b: &PackedMatrixBf16, c: &mut 
     let k = b.k;
     match &b.layout {
         Layout::Emulated(_) => {
-            super::vecmath::softmax_rows(&mut s[..m * k], k);
+            crate::nn::kernels::vecmath::ops::softmax_rows(&mut s[..m * k], k);
             gemm_bf16(m, s, k, b, c, false);
         }
         #[cfg(target_arch = "x86_64")]
@@ -338,8 +338,10 @@ pub fn softmax_gemm_bf16(m: usize, s: &mut [f32], b: &PackedMatrixBf16, c: &mut 
 
 #[cfg(target_arch = "x86_64")]
 mod avx512_bf16 {
-    use super::super::gemm::avx512::{walk, write_tile, Direct, MicroKernel, Tile, ROWS};
-    use super::super::gemm::{KC, PANEL};
+    use crate::nn::kernels::fp32::gemm::avx512::{
+        walk, write_tile, Direct, MicroKernel, Tile, ROWS,
+    };
+    use crate::nn::kernels::fp32::gemm::{KC, PANEL};
     use std::arch::x86_64::*;
 
     /// Rounds `m` rows of `k` values (stride `lda`) to bf16, nearest even with subnormals
@@ -347,7 +349,7 @@ mod avx512_bf16 {
     /// zero-padded when `k` is odd).
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub unsafe fn round_rows(m: usize, a: &[f32], lda: usize, k: usize, out: &mut [u32]) {
-        use super::super::vecmath::avx512::lanes;
+        use crate::nn::kernels::vecmath::ops::avx512::lanes;
         let row_pairs = k.div_ceil(2);
         // Whole blocks of 32 without masks (AMD runs masked stores slowly), then the ragged
         // end with them.
@@ -378,7 +380,7 @@ mod avx512_bf16 {
     /// [`round_rows`] lays them out, and the sum of the unrounded exponentials into `sums`.
     #[target_feature(enable = "avx512f,avx512bf16")]
     pub unsafe fn exp_rows(m: usize, s: &[f32], k: usize, out: &mut [u32], sums: &mut [f32]) {
-        use super::super::vecmath::avx512::{exp16_coarse, lanes, row_max};
+        use crate::nn::kernels::vecmath::ops::avx512::{exp16_coarse, lanes, row_max};
         let row_pairs = k.div_ceil(2);
         // Whole blocks of 32 without masks (AMD runs masked loads and stores slowly), then
         // the ragged end with them.

@@ -1,10 +1,11 @@
 //! The network built into the binary: KataGo's g170 b6c96 (model version 8,
 //! 6 blocks of 96 channels, 3.8 MB), the default evaluator when no other net
-//! is found (see [`super::source`]). MIT licence, Copyright David J Wu
+//! is found (see [`crate::nn::source`]). MIT licence, Copyright David J Wu
 //! ("lightvector") and other authors of KataGo: the whole notice is
 //! `src/nn/builtin/NOTICE`, shown by `tengen --help` and the README.
 
-use super::{ModelDesc, ModelError, Network};
+use super::model::{ModelDesc, ModelError};
+use crate::nn::net::forward::Network;
 
 /// The built-in net's file name, as KataGo publishes it.
 pub const FILE_NAME: &str = "g170-b6c96-s175395328-d26788732.bin.gz";

@@ -1,0 +1,3 @@
+//! bf16 matrix product.
+
+pub mod gemm;

@@ -1,0 +1,3 @@
+//! fp32 matrix product.
+
+pub mod gemm;

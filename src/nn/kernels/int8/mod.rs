@@ -1,0 +1,3 @@
+//! int8 matrix product.
+
+pub mod gemm;

@@ -1,0 +1,3 @@
+//! Vector kernels.
+
+pub mod ops;

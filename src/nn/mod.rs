@@ -34,42 +34,15 @@ pub mod kernels;
 pub mod net;
 pub mod source;
 
-pub use file::{builtin, model};
-pub use input::{area, features, history, ladder, metadata, symmetry};
-pub use kernels::{
-    bf16::gemm as gemm_bf16, fp32::gemm, int8::gemm as gemm_i8, vecmath::ops as vecmath,
-};
-pub use net::{forward, layers, output, precision, transformer, winograd};
-
-/// For the kernel tests: the kernels of `all` this CPU runs; each one it lacks is named on
-/// stderr for `test`.
-#[cfg(test)]
-fn kernels_here<T: Copy>(
-    test: &str,
-    all: &[T],
-    name: fn(T) -> &'static str,
-    available: fn(T) -> bool,
-) -> Vec<T> {
-    all.iter()
-        .copied()
-        .filter(|&kernel| {
-            if !available(kernel) {
-                eprintln!(
-                    "{test}: skipped the {} kernel (not on this CPU)",
-                    name(kernel)
-                );
-            }
-            available(kernel)
-        })
-        .collect()
-}
+pub use file::builtin;
+pub use input::{features, metadata, symmetry};
 
 pub use evaluator::{Evaluator, NetBuffer};
-pub use forward::{
+pub use file::model::{ModelDesc, ModelError, NUM_META_FEATURES};
+pub use net::forward::{
     set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
     NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,
 };
-pub use model::{ModelDesc, ModelError, NUM_META_FEATURES};
-pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
-pub use precision::{Precision, PrecisionChoice};
+pub use net::output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
+pub use net::precision::{Precision, PrecisionChoice};
 pub use source::NetSource;

@@ -9,8 +9,9 @@
 use std::fmt;
 use std::path::Path;
 
-use super::layers::{activate_slice, global_pool, Conv, Dense, Frame, NormAct, PoolKind};
+use super::layers::{activate_slice, global_pool, Conv, Dense, NormAct, PoolKind};
 use super::precision::Precision;
+use super::shapes::Frame;
 use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
 use crate::nn::file::model::{
     Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,

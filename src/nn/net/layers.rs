@@ -3,34 +3,11 @@
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
 use super::precision::{Precision, Weights};
-use super::winograd::{self, Tile};
+use super::shapes::Frame;
+use super::winograd;
 use crate::nn::file::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 use crate::nn::kernels::vecmath::ops as vecmath;
-
-/// The shape of the boards a layer runs on: `width` columns by `height` rows, stored row by
-/// row (`y * width + x`). A rectangular board under a transposing symmetry is seen by the
-/// network in a frame `height` wide and `width` high (see [`crate::nn::input::symmetry::frame`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Frame {
-    pub width: usize,
-    pub height: usize,
-}
-
-impl Frame {
-    /// A square frame of side `n`.
-    pub fn square(n: usize) -> Frame {
-        Frame {
-            width: n,
-            height: n,
-        }
-    }
-
-    /// Number of points.
-    #[inline]
-    pub fn area(self) -> usize {
-        self.width * self.height
-    }
-}
+use crate::nn::kernels::winograd::Tile;
 
 /// Applies an activation to one value, with KataGo's formulas.
 #[inline(always)]

@@ -5,5 +5,6 @@ pub mod forward;
 pub mod layers;
 pub mod output;
 pub mod precision;
+pub mod shapes;
 pub mod transformer;
 pub mod winograd;

@@ -11,14 +11,15 @@
 //! feed-forward block's hidden ones above all) stay in cache between its passes.
 
 use super::forward::MAX_BOARD_SIZE;
-use super::layers::{activate_slice, Frame};
+use super::layers::activate_slice;
 use super::precision::{Operand, Precision, Weights};
+use super::shapes::Frame;
 use crate::nn::file::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };
-pub use crate::nn::kernels::vecmath::ops::fast_exp;
-use crate::nn::kernels::vecmath::ops::{sum_of_squares, swiglu};
+use crate::nn::kernels::vecmath::exp::sum_of_squares;
+use crate::nn::kernels::vecmath::ops::swiglu;
 
 /// Rows a transformer block works on at a time: whole boards, as many as fit in this many
 /// rows (at least one). A 19x19 batch of 8 in one go made the feed-forward block's hidden rows

@@ -33,6 +33,9 @@
 //! assert!(game.play(Color::White, Move::Play(p)).is_err());
 //! ```
 
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod analysis;
 pub mod bench;
 pub mod clock_bench;

@@ -6,6 +6,7 @@
 use super::file::model::NUM_META_FEATURES;
 use super::input::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
 use super::input::metadata::SgfMetadata;
+use super::kernels::denormals::FlushDenormals;
 use super::net::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
 use super::net::output::{postprocess, NetEval, PostProcessOptions};
 use crate::go::game::Game;
@@ -180,6 +181,8 @@ impl Evaluator {
         if batch == 0 {
             return Ok(());
         }
+        // Denormals flushed for the features, the forward pass and the post-processing.
+        let _flush = FlushDenormals::new();
         if let Some(&s) = symmetries.iter().find(|&&s| s >= 8) {
             return Err(EvaluateError::Symmetry(s));
         }

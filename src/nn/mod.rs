@@ -30,6 +30,7 @@
 pub mod evaluator;
 pub mod file;
 pub mod input;
+#[allow(unsafe_code)] // the one place: its safe functions check what they rely on
 pub mod kernels;
 pub mod net;
 pub mod source;
@@ -39,9 +40,10 @@ pub use input::{features, metadata, symmetry};
 
 pub use evaluator::{Evaluator, NetBuffer};
 pub use file::model::{ModelDesc, ModelError, NUM_META_FEATURES};
+pub use kernels::denormals::FlushDenormals;
 pub use net::forward::{
-    set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
-    NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,
+    EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES,
+    NUM_SPATIAL_FEATURES,
 };
 pub use net::output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
 pub use net::precision::{Precision, PrecisionChoice};

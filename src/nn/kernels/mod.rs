@@ -4,6 +4,7 @@
 
 pub mod bf16;
 pub mod cpu;
+pub mod denormals;
 pub mod fp32;
 pub mod int8;
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::nn::file::model::{
     PostProcessParams, TrunkTipDesc, NUM_META_FEATURES,
 };
 use crate::nn::input::symmetry;
+use crate::nn::kernels::denormals::FlushDenormals;
 
 /// Spatial input planes per point (KataGo's V7 features).
 pub const NUM_SPATIAL_FEATURES: usize = 22;
@@ -578,7 +579,8 @@ impl Network {
     }
 
     /// Evaluates `inputs` (all of one board shape), each under `symmetries[i]` (0..8), into
-    /// `out[i]`. Sets flush-to-zero in the calling thread. Allocates nothing.
+    /// `out[i]`. Flushes denormals while it runs (see [`FlushDenormals`]). Allocates
+    /// nothing.
     ///
     /// On a rectangular board, symmetries 4..8 show the net a frame of the other shape: the
     /// batch runs as consecutive runs of inputs whose frames agree.
@@ -640,7 +642,8 @@ impl Network {
                 )));
             }
         }
-        set_flush_denormals();
+        // Denormals flushed while the net runs, the caller's setting back afterwards.
+        let _flush = FlushDenormals::new();
         let frame_of = |s: u8| {
             let (width, height) = symmetry::frame(s, w, h);
             Frame { width, height }
@@ -1032,17 +1035,39 @@ impl Workspace {
     }
 }
 
-/// Sets flush-to-zero and denormals-are-zero in this thread's MXCSR (x86-64; elsewhere a no-op).
-pub fn set_flush_denormals() {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut csr: u32 = 0;
-        // SAFETY: stmxcsr/ldmxcsr read and write the 32-bit MXCSR through a valid local; setting
-        // FTZ (bit 15) and DAZ (bit 6) only changes how denormal floats are rounded.
-        unsafe {
-            std::arch::asm!("stmxcsr [{0}]", in(reg) &mut csr as *mut u32, options(nostack, preserves_flags));
-            csr |= 0x8040;
-            std::arch::asm!("ldmxcsr [{0}]", in(reg) &csr as *const u32, options(nostack, preserves_flags, readonly));
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::kernels::denormals::flushing;
+
+    /// The forward pass flushes denormals only while it runs: a thread that did not flush them
+    /// before an evaluation does not after it.
+    #[test]
+    fn evaluating_leaves_the_callers_denormal_setting_as_it_was() {
+        std::thread::spawn(|| {
+            let model = crate::nn::file::builtin::model().expect("the built-in net parses");
+            let net = Network::from_model(&model);
+            let mut ws = Workspace::new(&net, 1, 9);
+            let spatial = vec![0.0f32; NUM_SPATIAL_FEATURES * 81];
+            let global = [0.0f32; NUM_GLOBAL_FEATURES];
+            let input = NetInput {
+                width: 9,
+                height: 9,
+                spatial: &spatial,
+                global: &global,
+                meta: None,
+            };
+            let mut out = [RawEval::new()];
+            assert!(!flushing(), "a new thread starts without flush-to-zero");
+            net.evaluate(&mut ws, &[input], &[0], &mut out)
+                .expect("evaluates");
+            assert!(
+                !flushing(),
+                "the caller's setting is back after the evaluation"
+            );
+            assert!(out[0].value.iter().all(|v| v.is_finite()));
+        })
+        .join()
+        .expect("the evaluating thread");
     }
 }

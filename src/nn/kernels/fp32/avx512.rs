@@ -49,65 +49,69 @@ pub unsafe fn walk<K: MicroKernel>(
     c: &mut [f32],
     accumulate: bool,
 ) {
-    let panels = n.div_ceil(PANEL);
-    // A ragged panel's tile, which the micro-kernel writes whole before it is read: made
-    // once here (zeroing it for every micro-tile cost 3% of a transformer's evaluation).
-    let mut tile = [[0.0f32; PANEL]; 2 * ROWS];
-    let mut d0 = 0;
-    while d0 < depth {
-        let d1 = (d0 + block).min(depth);
-        let add = accumulate || d0 > 0;
-        let mut p = 0;
-        while p < panels {
-            let pair = p + 1 < panels;
-            let mut i = 0;
-            while i < m {
-                let rows = ROWS.min(m - i);
-                // Full panels go straight to C; a ragged last panel through `tile`.
-                let last = p + usize::from(pair);
-                let full = n - last * PANEL >= PANEL;
-                let direct = full.then(|| (c.as_mut_ptr().add(i * n + p * PANEL), n, add));
-                macro_rules! go {
-                    ($r:literal) => {
-                        if pair {
-                            kernel.tile::<$r, 2>(i, p, d0, d1, &mut tile, direct)
-                        } else {
-                            kernel.tile::<$r, 1>(i, p, d0, d1, &mut tile, direct)
-                        }
-                    };
-                }
-                match rows {
-                    12 => go!(12),
-                    11 => go!(11),
-                    10 => go!(10),
-                    9 => go!(9),
-                    8 => go!(8),
-                    7 => go!(7),
-                    6 => go!(6),
-                    5 => go!(5),
-                    4 => go!(4),
-                    3 => go!(3),
-                    2 => go!(2),
-                    _ => go!(1),
-                }
-                if direct.is_none() {
-                    for q in 0..=usize::from(pair) {
-                        let cols = PANEL.min(n - (p + q) * PANEL);
-                        for r in 0..rows {
-                            store_row(
-                                &tile[q * ROWS + r],
-                                &mut c[(i + r) * n + (p + q) * PANEL..],
-                                cols,
-                                add,
-                            );
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let panels = n.div_ceil(PANEL);
+        // A ragged panel's tile, which the micro-kernel writes whole before it is read: made
+        // once here (zeroing it for every micro-tile cost 3% of a transformer's evaluation).
+        let mut tile = [[0.0f32; PANEL]; 2 * ROWS];
+        let mut d0 = 0;
+        while d0 < depth {
+            let d1 = (d0 + block).min(depth);
+            let add = accumulate || d0 > 0;
+            let mut p = 0;
+            while p < panels {
+                let pair = p + 1 < panels;
+                let mut i = 0;
+                while i < m {
+                    let rows = ROWS.min(m - i);
+                    // Full panels go straight to C; a ragged last panel through `tile`.
+                    let last = p + usize::from(pair);
+                    let full = n - last * PANEL >= PANEL;
+                    let direct = full.then(|| (c.as_mut_ptr().add(i * n + p * PANEL), n, add));
+                    macro_rules! go {
+                        ($r:literal) => {
+                            if pair {
+                                kernel.tile::<$r, 2>(i, p, d0, d1, &mut tile, direct)
+                            } else {
+                                kernel.tile::<$r, 1>(i, p, d0, d1, &mut tile, direct)
+                            }
+                        };
+                    }
+                    match rows {
+                        12 => go!(12),
+                        11 => go!(11),
+                        10 => go!(10),
+                        9 => go!(9),
+                        8 => go!(8),
+                        7 => go!(7),
+                        6 => go!(6),
+                        5 => go!(5),
+                        4 => go!(4),
+                        3 => go!(3),
+                        2 => go!(2),
+                        _ => go!(1),
+                    }
+                    if direct.is_none() {
+                        for q in 0..=usize::from(pair) {
+                            let cols = PANEL.min(n - (p + q) * PANEL);
+                            for r in 0..rows {
+                                store_row(
+                                    &tile[q * ROWS + r],
+                                    &mut c[(i + r) * n + (p + q) * PANEL..],
+                                    cols,
+                                    add,
+                                );
+                            }
                         }
                     }
+                    i += rows;
                 }
-                i += rows;
+                p += if pair { 2 } else { 1 };
             }
-            p += if pair { 2 } else { 1 };
+            d0 = d1;
         }
-        d0 = d1;
     }
 }
 
@@ -164,28 +168,32 @@ impl MicroKernel for Fp32<'_> {
         tile: &mut Tile,
         direct: Direct,
     ) {
-        let (b, lda) = (self.b, self.lda);
-        let panel0 = b.panel(p).as_ptr();
-        let panel1 = if P == 2 {
-            b.panel(p + 1).as_ptr()
-        } else {
-            panel0
-        };
-        let a = self.a.as_ptr().add(i * lda);
-        let mut acc0 = [_mm512_setzero_ps(); R];
-        let mut acc1 = [_mm512_setzero_ps(); R];
-        for kk in k0..k1 {
-            let b0 = _mm512_loadu_ps(panel0.add(kk * PANEL));
-            let b1 = _mm512_loadu_ps(panel1.add(kk * PANEL));
-            for r in 0..R {
-                let x = _mm512_set1_ps(*a.add(r * lda + kk));
-                acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
-                if P == 2 {
-                    acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+        // SAFETY: this fn's contract: the CPU has its target features, and the operands
+        // cover the shapes it is given (its safe caller checked both).
+        unsafe {
+            let (b, lda) = (self.b, self.lda);
+            let panel0 = b.panel(p).as_ptr();
+            let panel1 = if P == 2 {
+                b.panel(p + 1).as_ptr()
+            } else {
+                panel0
+            };
+            let a = self.a.as_ptr().add(i * lda);
+            let mut acc0 = [_mm512_setzero_ps(); R];
+            let mut acc1 = [_mm512_setzero_ps(); R];
+            for kk in k0..k1 {
+                let b0 = _mm512_loadu_ps(panel0.add(kk * PANEL));
+                let b1 = _mm512_loadu_ps(panel1.add(kk * PANEL));
+                for r in 0..R {
+                    let x = _mm512_set1_ps(*a.add(r * lda + kk));
+                    acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
+                    if P == 2 {
+                        acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+                    }
                 }
             }
+            write_tile!(R, P, acc0, acc1, tile, direct);
         }
-        write_tile!(R, P, acc0, acc1, tile, direct);
     }
 }
 
@@ -198,5 +206,9 @@ pub unsafe fn run(
     c: &mut [f32],
     accumulate: bool,
 ) {
-    walk(&Fp32 { a, lda, b }, m, b.n, b.k, KC, c, accumulate);
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        walk(&Fp32 { a, lda, b }, m, b.n, b.k, KC, c, accumulate);
+    }
 }

@@ -36,95 +36,111 @@ unsafe fn sum8(v: __m256) -> f32 {
 
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn softmax_rows(data: &mut [f32], width: usize) {
-    let body = width - width % 8;
-    for row in data.chunks_exact_mut(width) {
-        let p = row.as_mut_ptr();
-        let mut max8 = _mm256_set1_ps(f32::NEG_INFINITY);
-        let mut i = 0;
-        while i < body {
-            max8 = _mm256_max_ps(max8, _mm256_loadu_ps(p.add(i)));
-            i += 8;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let body = width - width % 8;
+        for row in data.chunks_exact_mut(width) {
+            let p = row.as_mut_ptr();
+            let mut max8 = _mm256_set1_ps(f32::NEG_INFINITY);
+            let mut i = 0;
+            while i < body {
+                max8 = _mm256_max_ps(max8, _mm256_loadu_ps(p.add(i)));
+                i += 8;
+            }
+            let mut lanes = [0.0f32; 8];
+            _mm256_storeu_ps(lanes.as_mut_ptr(), max8);
+            let max = lanes
+                .iter()
+                .chain(&row[body..])
+                .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            let shift = _mm256_set1_ps(max);
+            let mut sum8v = _mm256_setzero_ps();
+            i = 0;
+            while i < body {
+                let e = exp8(_mm256_sub_ps(_mm256_loadu_ps(p.add(i)), shift));
+                _mm256_storeu_ps(p.add(i), e);
+                sum8v = _mm256_add_ps(sum8v, e);
+                i += 8;
+            }
+            let mut sum = sum8(sum8v);
+            for v in &mut row[body..] {
+                *v = fast_exp(*v - max);
+                sum += *v;
+            }
+            let inv = 1.0 / sum;
+            let inv8 = _mm256_set1_ps(inv);
+            i = 0;
+            while i < body {
+                _mm256_storeu_ps(p.add(i), _mm256_mul_ps(_mm256_loadu_ps(p.add(i)), inv8));
+                i += 8;
+            }
+            row[body..].iter_mut().for_each(|v| *v *= inv);
         }
-        let mut lanes = [0.0f32; 8];
-        _mm256_storeu_ps(lanes.as_mut_ptr(), max8);
-        let max = lanes
-            .iter()
-            .chain(&row[body..])
-            .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-        let shift = _mm256_set1_ps(max);
-        let mut sum8v = _mm256_setzero_ps();
-        i = 0;
-        while i < body {
-            let e = exp8(_mm256_sub_ps(_mm256_loadu_ps(p.add(i)), shift));
-            _mm256_storeu_ps(p.add(i), e);
-            sum8v = _mm256_add_ps(sum8v, e);
-            i += 8;
-        }
-        let mut sum = sum8(sum8v);
-        for v in &mut row[body..] {
-            *v = fast_exp(*v - max);
-            sum += *v;
-        }
-        let inv = 1.0 / sum;
-        let inv8 = _mm256_set1_ps(inv);
-        i = 0;
-        while i < body {
-            _mm256_storeu_ps(p.add(i), _mm256_mul_ps(_mm256_loadu_ps(p.add(i)), inv8));
-            i += 8;
-        }
-        row[body..].iter_mut().for_each(|v| *v *= inv);
     }
 }
 
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn silu(data: &mut [f32]) {
-    let body = data.len() - data.len() % 8;
-    let p = data.as_mut_ptr();
-    let one = _mm256_set1_ps(1.0);
-    let mut i = 0;
-    while i < body {
-        let x = _mm256_loadu_ps(p.add(i));
-        let e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
-        _mm256_storeu_ps(p.add(i), _mm256_div_ps(x, _mm256_add_ps(one, e)));
-        i += 8;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let body = data.len() - data.len() % 8;
+        let p = data.as_mut_ptr();
+        let one = _mm256_set1_ps(1.0);
+        let mut i = 0;
+        while i < body {
+            let x = _mm256_loadu_ps(p.add(i));
+            let e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+            _mm256_storeu_ps(p.add(i), _mm256_div_ps(x, _mm256_add_ps(one, e)));
+            i += 8;
+        }
+        super::portable::silu(&mut data[body..]);
     }
-    super::portable::silu(&mut data[body..]);
 }
 
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn mish(data: &mut [f32]) {
-    let body = data.len() - data.len() % 8;
-    let p = data.as_mut_ptr();
-    let two = _mm256_set1_ps(2.0);
-    let linear = _mm256_set1_ps(MISH_LINEAR);
-    let mut i = 0;
-    while i < body {
-        let x = _mm256_loadu_ps(p.add(i));
-        let e = exp8(_mm256_min_ps(x, linear));
-        let n = _mm256_mul_ps(e, _mm256_add_ps(e, two));
-        let m = _mm256_div_ps(_mm256_mul_ps(x, n), _mm256_add_ps(n, two));
-        let big = _mm256_cmp_ps::<_CMP_GE_OQ>(x, linear);
-        _mm256_storeu_ps(p.add(i), _mm256_blendv_ps(m, x, big));
-        i += 8;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let body = data.len() - data.len() % 8;
+        let p = data.as_mut_ptr();
+        let two = _mm256_set1_ps(2.0);
+        let linear = _mm256_set1_ps(MISH_LINEAR);
+        let mut i = 0;
+        while i < body {
+            let x = _mm256_loadu_ps(p.add(i));
+            let e = exp8(_mm256_min_ps(x, linear));
+            let n = _mm256_mul_ps(e, _mm256_add_ps(e, two));
+            let m = _mm256_div_ps(_mm256_mul_ps(x, n), _mm256_add_ps(n, two));
+            let big = _mm256_cmp_ps::<_CMP_GE_OQ>(x, linear);
+            _mm256_storeu_ps(p.add(i), _mm256_blendv_ps(m, x, big));
+            i += 8;
+        }
+        super::portable::mish(&mut data[body..]);
     }
-    super::portable::mish(&mut data[body..]);
 }
 
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn swiglu(a: &mut [f32], gate: &[f32]) {
-    let n = a.len().min(gate.len());
-    let body = n - n % 8;
-    let (pa, pg) = (a.as_mut_ptr(), gate.as_ptr());
-    let one = _mm256_set1_ps(1.0);
-    let mut i = 0;
-    while i < body {
-        let x = _mm256_loadu_ps(pa.add(i));
-        let e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
-        let silu = _mm256_div_ps(x, _mm256_add_ps(one, e));
-        _mm256_storeu_ps(pa.add(i), _mm256_mul_ps(silu, _mm256_loadu_ps(pg.add(i))));
-        i += 8;
-    }
-    for j in body..n {
-        a[j] = a[j] / (1.0 + fast_exp(-a[j])) * gate[j];
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let n = a.len().min(gate.len());
+        let body = n - n % 8;
+        let (pa, pg) = (a.as_mut_ptr(), gate.as_ptr());
+        let one = _mm256_set1_ps(1.0);
+        let mut i = 0;
+        while i < body {
+            let x = _mm256_loadu_ps(pa.add(i));
+            let e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), x));
+            let silu = _mm256_div_ps(x, _mm256_add_ps(one, e));
+            _mm256_storeu_ps(pa.add(i), _mm256_mul_ps(silu, _mm256_loadu_ps(pg.add(i))));
+            i += 8;
+        }
+        for j in body..n {
+            a[j] = a[j] / (1.0 + fast_exp(-a[j])) * gate[j];
+        }
     }
 }

@@ -68,10 +68,14 @@ pub(in crate::nn::kernels) fn lanes(n: usize) -> __mmask16 {
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn load(p: *const f32, left: usize) -> __m512 {
-    if left >= 16 {
-        _mm512_loadu_ps(p)
-    } else {
-        _mm512_maskz_loadu_ps(lanes(left), p)
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        if left >= 16 {
+            _mm512_loadu_ps(p)
+        } else {
+            _mm512_maskz_loadu_ps(lanes(left), p)
+        }
     }
 }
 
@@ -79,10 +83,14 @@ unsafe fn load(p: *const f32, left: usize) -> __m512 {
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn store(p: *mut f32, left: usize, v: __m512) {
-    if left >= 16 {
-        _mm512_storeu_ps(p, v)
-    } else {
-        _mm512_mask_storeu_ps(p, lanes(left), v)
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        if left >= 16 {
+            _mm512_storeu_ps(p, v)
+        } else {
+            _mm512_mask_storeu_ps(p, lanes(left), v)
+        }
     }
 }
 
@@ -90,95 +98,115 @@ unsafe fn store(p: *mut f32, left: usize, v: __m512) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(in crate::nn::kernels) unsafe fn row_max(p: *const f32, width: usize) -> f32 {
-    // Two running maxima over whole blocks, unmasked; the ragged end masked.
-    let (mut max_a, mut max_b) = (
-        _mm512_set1_ps(f32::NEG_INFINITY),
-        _mm512_set1_ps(f32::NEG_INFINITY),
-    );
-    let body = width - width % 32;
-    let mut i = 0;
-    while i < body {
-        max_a = _mm512_max_ps(max_a, _mm512_loadu_ps(p.add(i)));
-        max_b = _mm512_max_ps(max_b, _mm512_loadu_ps(p.add(i + 16)));
-        i += 32;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        // Two running maxima over whole blocks, unmasked; the ragged end masked.
+        let (mut max_a, mut max_b) = (
+            _mm512_set1_ps(f32::NEG_INFINITY),
+            _mm512_set1_ps(f32::NEG_INFINITY),
+        );
+        let body = width - width % 32;
+        let mut i = 0;
+        while i < body {
+            max_a = _mm512_max_ps(max_a, _mm512_loadu_ps(p.add(i)));
+            max_b = _mm512_max_ps(max_b, _mm512_loadu_ps(p.add(i + 16)));
+            i += 32;
+        }
+        while i < width {
+            let m = lanes(width - i);
+            max_a = _mm512_mask_max_ps(max_a, m, max_a, load(p.add(i), width - i));
+            i += 16;
+        }
+        _mm512_reduce_max_ps(_mm512_max_ps(max_a, max_b))
     }
-    while i < width {
-        let m = lanes(width - i);
-        max_a = _mm512_mask_max_ps(max_a, m, max_a, load(p.add(i), width - i));
-        i += 16;
-    }
-    _mm512_reduce_max_ps(_mm512_max_ps(max_a, max_b))
 }
 
 #[target_feature(enable = "avx512f")]
 pub unsafe fn softmax_rows(data: &mut [f32], width: usize) {
-    for row in data.chunks_exact_mut(width) {
-        let p = row.as_mut_ptr();
-        let shift = _mm512_set1_ps(row_max(p, width));
-        let mut sum16 = _mm512_setzero_ps();
-        let mut i = 0;
-        while i < width {
-            let m = lanes(width - i);
-            let e = exp16(_mm512_sub_ps(load(p.add(i), width - i), shift));
-            store(p.add(i), width - i, e);
-            sum16 = _mm512_mask_add_ps(sum16, m, sum16, e);
-            i += 16;
-        }
-        let inv16 = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum16));
-        i = 0;
-        while i < width {
-            let v = load(p.add(i), width - i);
-            store(p.add(i), width - i, _mm512_mul_ps(v, inv16));
-            i += 16;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        for row in data.chunks_exact_mut(width) {
+            let p = row.as_mut_ptr();
+            let shift = _mm512_set1_ps(row_max(p, width));
+            let mut sum16 = _mm512_setzero_ps();
+            let mut i = 0;
+            while i < width {
+                let m = lanes(width - i);
+                let e = exp16(_mm512_sub_ps(load(p.add(i), width - i), shift));
+                store(p.add(i), width - i, e);
+                sum16 = _mm512_mask_add_ps(sum16, m, sum16, e);
+                i += 16;
+            }
+            let inv16 = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum16));
+            i = 0;
+            while i < width {
+                let v = load(p.add(i), width - i);
+                store(p.add(i), width - i, _mm512_mul_ps(v, inv16));
+                i += 16;
+            }
         }
     }
 }
 
 #[target_feature(enable = "avx512f")]
 pub unsafe fn silu(data: &mut [f32]) {
-    let p = data.as_mut_ptr();
-    let one = _mm512_set1_ps(1.0);
-    let mut i = 0;
-    while i < data.len() {
-        let left = data.len() - i;
-        let x = load(p.add(i), left);
-        let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
-        store(p.add(i), left, _mm512_div_ps(x, _mm512_add_ps(one, e)));
-        i += 16;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let p = data.as_mut_ptr();
+        let one = _mm512_set1_ps(1.0);
+        let mut i = 0;
+        while i < data.len() {
+            let left = data.len() - i;
+            let x = load(p.add(i), left);
+            let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+            store(p.add(i), left, _mm512_div_ps(x, _mm512_add_ps(one, e)));
+            i += 16;
+        }
     }
 }
 
 #[target_feature(enable = "avx512f")]
 pub unsafe fn mish(data: &mut [f32]) {
-    let p = data.as_mut_ptr();
-    let two = _mm512_set1_ps(2.0);
-    let linear = _mm512_set1_ps(MISH_LINEAR);
-    let mut i = 0;
-    while i < data.len() {
-        let left = data.len() - i;
-        let x = load(p.add(i), left);
-        let e = exp16(_mm512_min_ps(x, linear));
-        let n = _mm512_mul_ps(e, _mm512_add_ps(e, two));
-        let mish = _mm512_div_ps(_mm512_mul_ps(x, n), _mm512_add_ps(n, two));
-        let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, linear);
-        store(p.add(i), left, _mm512_mask_blend_ps(big, mish, x));
-        i += 16;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let p = data.as_mut_ptr();
+        let two = _mm512_set1_ps(2.0);
+        let linear = _mm512_set1_ps(MISH_LINEAR);
+        let mut i = 0;
+        while i < data.len() {
+            let left = data.len() - i;
+            let x = load(p.add(i), left);
+            let e = exp16(_mm512_min_ps(x, linear));
+            let n = _mm512_mul_ps(e, _mm512_add_ps(e, two));
+            let mish = _mm512_div_ps(_mm512_mul_ps(x, n), _mm512_add_ps(n, two));
+            let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, linear);
+            store(p.add(i), left, _mm512_mask_blend_ps(big, mish, x));
+            i += 16;
+        }
     }
 }
 
 #[target_feature(enable = "avx512f")]
 pub unsafe fn swiglu(a: &mut [f32], gate: &[f32]) {
-    let n = a.len().min(gate.len());
-    let (pa, pg) = (a.as_mut_ptr(), gate.as_ptr());
-    let one = _mm512_set1_ps(1.0);
-    let mut i = 0;
-    while i < n {
-        let left = n - i;
-        let x = load(pa.add(i), left);
-        let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
-        let silu = _mm512_div_ps(x, _mm512_add_ps(one, e));
-        let g = load(pg.add(i), left);
-        store(pa.add(i), left, _mm512_mul_ps(silu, g));
-        i += 16;
+    // SAFETY: this fn's contract: the CPU has its target features, and the operands
+    // cover the shapes it is given (its safe caller checked both).
+    unsafe {
+        let n = a.len().min(gate.len());
+        let (pa, pg) = (a.as_mut_ptr(), gate.as_ptr());
+        let one = _mm512_set1_ps(1.0);
+        let mut i = 0;
+        while i < n {
+            let left = n - i;
+            let x = load(pa.add(i), left);
+            let e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+            let silu = _mm512_div_ps(x, _mm512_add_ps(one, e));
+            let g = load(pg.add(i), left);
+            store(pa.add(i), left, _mm512_mul_ps(silu, g));
+            i += 16;
+        }
     }
 }

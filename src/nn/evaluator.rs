@@ -3,11 +3,13 @@
 //!
 //! One [`Evaluator`] per thread; they share one loaded [`Network`].
 
-use super::file::model::NUM_META_FEATURES;
-use super::input::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use super::input::features::{FeatureError, FeatureScratch};
 use super::input::metadata::SgfMetadata;
+use super::input::sizes::{
+    MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
+};
 use super::kernels::denormals::FlushDenormals;
-use super::net::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
+use super::net::forward::{EvalError, NetInput, Network, RawEval, Workspace};
 use super::net::output::{postprocess, NetEval, PostProcessOptions};
 use crate::go::game::Game;
 use crate::go::rules::{KoRule, Scoring};
@@ -60,9 +62,9 @@ pub struct Evaluator {
     net: Arc<Network>,
     workspace: Workspace,
     features: FeatureScratch,
-    /// Inputs of each batch entry, `NUM_SPATIAL * n * n` each.
+    /// Inputs of each batch entry, `NUM_SPATIAL_FEATURES * n * n` each.
     spatial: Vec<f32>,
-    global: Vec<[f32; NUM_GLOBAL]>,
+    global: Vec<[f32; NUM_GLOBAL_FEATURES]>,
     /// Legal moves of each batch entry, `n * n + 1` each.
     legal: Vec<bool>,
     raw: Vec<RawEval>,
@@ -94,8 +96,8 @@ impl Evaluator {
             net,
             workspace,
             features,
-            spatial: Vec::with_capacity(NUM_SPATIAL * area * max_batch),
-            global: vec![[0.0; NUM_GLOBAL]; max_batch],
+            spatial: Vec::with_capacity(NUM_SPATIAL_FEATURES * area * max_batch),
+            global: vec![[0.0; NUM_GLOBAL_FEATURES]; max_batch],
             legal: Vec::with_capacity((area + 1) * max_batch),
             raw: (0..max_batch).map(|_| RawEval::new()).collect(),
             metadata: None,
@@ -208,7 +210,7 @@ impl Evaluator {
                     .into(),
             )));
         }
-        let (plane, cells) = (NUM_SPATIAL * area, area + 1);
+        let (plane, cells) = (NUM_SPATIAL_FEATURES * area, area + 1);
         self.spatial.resize(plane * batch, 0.0);
         self.legal.resize(cells * batch, false);
         for (i, game) in games.iter().enumerate() {

@@ -27,6 +27,7 @@
 //! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
 //! ```
 
+pub mod builtin;
 pub mod evaluator;
 pub mod file;
 pub mod input;
@@ -35,16 +36,15 @@ pub mod kernels;
 pub mod net;
 pub mod source;
 
-pub use file::builtin;
 pub use input::{features, metadata, symmetry};
 
 pub use evaluator::{Evaluator, NetBuffer};
-pub use file::model::{ModelDesc, ModelError, NUM_META_FEATURES};
-pub use kernels::denormals::FlushDenormals;
-pub use net::forward::{
-    EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES,
-    NUM_SPATIAL_FEATURES,
+pub use file::model::{ModelDesc, ModelError};
+pub use input::sizes::{
+    MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };
+pub use kernels::denormals::FlushDenormals;
+pub use net::forward::{EvalError, NetInput, Network, RawEval, Workspace};
 pub use net::output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
 pub use net::precision::{Precision, PrecisionChoice};
 pub use source::NetSource;

@@ -3,10 +3,10 @@
 //! per-user default file (`$XDG_DATA_HOME/tengen/default.bin.gz`, or
 //! `~/.local/share/tengen/default.bin.gz`; `.ci/fetch-nets --install` puts
 //! the recommended net there), else the net built into the binary
-//! ([`super::file::builtin`]). A file that is named or present but does not load is
+//! ([`super::builtin`]). A file that is named or present but does not load is
 //! an error, never a silent fall-back.
 
-use super::file::builtin;
+use super::builtin;
 use super::file::model::ModelError;
 use super::net::forward::Network;
 use std::ffi::OsString;

@@ -1,11 +1,11 @@
-//! The network built into the binary: KataGo's g170 b6c96 (model version 8,
+//! The network file built into the binary: KataGo's g170 b6c96 (model version 8,
 //! 6 blocks of 96 channels, 3.8 MB), the default evaluator when no other net
-//! is found (see [`crate::nn::source`]). MIT licence, Copyright David J Wu
-//! ("lightvector") and other authors of KataGo: the whole notice is
-//! `src/nn/builtin/NOTICE`, shown by `tengen --help` and the README.
+//! is found (see [`crate::nn::source`]; [`crate::nn::builtin`] loads it). MIT
+//! licence, Copyright David J Wu ("lightvector") and other authors of KataGo:
+//! the whole notice is `src/nn/file/builtin/NOTICE`, shown by `tengen --help`
+//! and the README.
 
 use super::model::{ModelDesc, ModelError};
-use crate::nn::net::forward::Network;
 
 /// The built-in net's file name, as KataGo publishes it.
 pub const FILE_NAME: &str = "g170-b6c96-s175395328-d26788732.bin.gz";
@@ -32,9 +32,4 @@ pub const NOTICE: &str = include_str!("builtin/NOTICE");
 /// Parses the built-in net.
 pub fn model() -> Result<ModelDesc, ModelError> {
     ModelDesc::from_file_bytes(FILE_NAME, BYTES)
-}
-
-/// Loads the built-in net for evaluation.
-pub fn network() -> Result<Network, ModelError> {
-    model().map(|m| Network::from_model(&m))
 }

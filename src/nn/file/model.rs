@@ -5,6 +5,7 @@
 //! block is checked against the bytes that are really left, and every failure is a
 //! [`ModelError`] naming the layer and the byte offset in the decompressed stream.
 
+use crate::nn::input::sizes::{NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -14,8 +15,9 @@ use std::path::Path;
 /// SGF-metadata encoder, RMSNorm trunk tips, transformer blocks), 16 (four policy channels) and
 /// 17 (explicit policy channel counts and guard slots).
 pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i64> = 8..=17;
-/// Inputs of the SGF-metadata encoder (metaEncoderVersion 1).
-pub const NUM_META_FEATURES: usize = 192;
+/// The input planes and global inputs a net must take, as the file's integers.
+const SPATIAL: i64 = NUM_SPATIAL_FEATURES as i64;
+const GLOBAL: i64 = NUM_GLOBAL_FEATURES as i64;
 /// Largest decompressed model accepted (the b18c384nbt net is about 120 MB).
 const MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
 /// Deflate never expands more than about 1032 to 1.
@@ -1081,8 +1083,8 @@ impl<'a> Parser<'a> {
                 SUPPORTED_VERSIONS.end()
             )));
         }
-        let num_input_channels = self.int("numInputChannels", 22, 22)? as usize;
-        let num_global_channels = self.int("numInputGlobalChannels", 19, 19)? as usize;
+        let num_input_channels = self.int("numInputChannels", SPATIAL, SPATIAL)? as usize;
+        let num_global_channels = self.int("numInputGlobalChannels", GLOBAL, GLOBAL)? as usize;
         let mut post_process = PostProcessParams::default();
         if version >= 13 {
             let positive = |p: &mut Self, what: &str| -> Result<f64, ModelError> {

@@ -6,6 +6,7 @@ pub mod features;
 pub mod history;
 pub mod ladder;
 pub mod metadata;
+pub mod sizes;
 pub mod symmetry;
 
 #[cfg(test)]

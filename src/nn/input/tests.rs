@@ -3,12 +3,12 @@
 //! recompute-everything Benson) diffed against the fast code on random positions.
 
 use super::area::{AreaFlags, AreaScratch};
-use super::features::{komi_parity_wave, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use super::features::{komi_parity_wave, FeatureScratch};
 use super::ladder::LadderScratch;
+use super::sizes::{NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES};
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
 use crate::go::rules::{HandicapBonus, KoRule, Preset, Rules};
-use crate::search::classical::playout::PlayoutRng;
 
 fn game_from(rows: &[&str], rules: Rules, komi: f64, to_move: Color) -> Game {
     let b = Board::from_diagram(rows).expect("diagram");
@@ -26,15 +26,15 @@ struct Features {
     w: usize,
     h: usize,
     spatial: Vec<f32>,
-    global: [f32; NUM_GLOBAL],
+    global: [f32; NUM_GLOBAL_FEATURES],
 }
 
 impl Features {
     fn of(game: &Game) -> Features {
         let g = game.board().geometry();
         let (w, h) = (g.width(), g.height());
-        let mut spatial = vec![0.0; NUM_SPATIAL * w * h];
-        let mut global = [0.0; NUM_GLOBAL];
+        let mut spatial = vec![0.0; NUM_SPATIAL_FEATURES * w * h];
+        let mut global = [0.0; NUM_GLOBAL_FEATURES];
         FeatureScratch::new()
             .fill_v7(game, &mut spatial, &mut global)
             .expect("features");
@@ -454,7 +454,7 @@ fn komi_parity_wave_values() {
 #[test]
 fn sizes_and_lengths_are_checked() {
     let game = Game::new(Geometry::new(21).unwrap(), Rules::default(), 7.5);
-    let mut global = [0.0; NUM_GLOBAL];
+    let mut global = [0.0; NUM_GLOBAL_FEATURES];
     assert!(FeatureScratch::new()
         .fill_v7(&game, &mut vec![0.0; 22 * 441], &mut global)
         .is_err());
@@ -470,7 +470,24 @@ fn sizes_and_lengths_are_checked() {
 // Naive references.
 
 /// A random position from `moves` random plays (no suicide, simple ko).
-fn random_board(rng: &mut PlayoutRng, n: usize, moves: usize) -> Board {
+/// A seeded xorshift generator for the random positions below.
+struct TestRng(u64);
+
+impl TestRng {
+    fn new(seed: u64) -> Self {
+        TestRng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (((self.0 >> 32) * n as u64) >> 32) as usize
+    }
+}
+
+fn random_board(rng: &mut TestRng, n: usize, moves: usize) -> Board {
     let mut b = Board::new(Geometry::new(n).unwrap());
     let mut color = Color::Black;
     for _ in 0..moves {
@@ -601,7 +618,7 @@ fn naive_attack(b: &Board, ko: Option<Point>, target: Point) -> bool {
 
 #[test]
 fn ladder_reader_matches_a_naive_reader() {
-    let mut rng = PlayoutRng::new(11);
+    let mut rng = TestRng::new(11);
     let mut scratch = LadderScratch::default();
     let (mut checked, mut captured, mut working_seen) = (0, 0, 0);
     for round in 0..300 {
@@ -765,7 +782,7 @@ fn naive_area(b: &Board, flags: AreaFlags, suicide: bool) -> Vec<Option<Color>> 
 
 #[test]
 fn area_matches_a_naive_benson() {
-    let mut rng = PlayoutRng::new(5);
+    let mut rng = TestRng::new(5);
     let mut scratch = AreaScratch::default();
     let mut fast = vec![None; CELLS];
     let mut alive_seen = 0;
@@ -796,7 +813,7 @@ fn area_matches_a_naive_benson() {
 
 #[test]
 fn legal_mask_matches_the_game_under_each_ko_rule() {
-    let mut rng = PlayoutRng::new(3);
+    let mut rng = TestRng::new(3);
     let mut scratch = FeatureScratch::new();
     for ko in [KoRule::Simple, KoRule::Positional, KoRule::Situational] {
         for suicide_allowed in [false, true] {
@@ -814,7 +831,7 @@ fn legal_mask_matches_the_game_under_each_ko_rule() {
                     let mut mask = vec![false; n * n + 1];
                     scratch.legal_moves_mask(&game, &mut mask).unwrap();
                     let mut spatial = vec![0.0; 22 * n * n];
-                    let mut global = [0.0; NUM_GLOBAL];
+                    let mut global = [0.0; NUM_GLOBAL_FEATURES];
                     scratch.fill_v7(&game, &mut spatial, &mut global).unwrap();
                     let mut legal = vec![Move::Pass];
                     for p in game.board().geometry().points() {

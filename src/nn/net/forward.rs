@@ -15,17 +15,13 @@ use super::shapes::Frame;
 use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
 use crate::nn::file::model::{
     Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,
-    PostProcessParams, TrunkTipDesc, NUM_META_FEATURES,
+    PostProcessParams, TrunkTipDesc,
+};
+use crate::nn::input::sizes::{
+    MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };
 use crate::nn::input::symmetry;
 use crate::nn::kernels::denormals::FlushDenormals;
-
-/// Spatial input planes per point (KataGo's V7 features).
-pub const NUM_SPATIAL_FEATURES: usize = 22;
-/// Global inputs (KataGo's V7 features).
-pub const NUM_GLOBAL_FEATURES: usize = 19;
-/// Largest board side.
-pub const MAX_BOARD_SIZE: usize = 19;
 
 /// One position to evaluate: `spatial[c * width * height + y * width + x]` (y = 0 the top
 /// row, x = 0 column A), all from the side to move's view.

@@ -10,7 +10,6 @@
 //! A block takes a batch a chunk of whole boards at a time, so that its intermediate rows (the
 //! feed-forward block's hidden ones above all) stay in cache between its passes.
 
-use super::forward::MAX_BOARD_SIZE;
 use super::layers::activate_slice;
 use super::precision::{Operand, Precision, Weights};
 use super::shapes::Frame;
@@ -18,6 +17,7 @@ use crate::nn::file::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };
+use crate::nn::input::sizes::MAX_BOARD_SIZE;
 use crate::nn::kernels::vecmath::exp::sum_of_squares;
 use crate::nn::kernels::vecmath::ops::swiglu;
 

@@ -2,7 +2,7 @@
 //! [`super::file::builtin`]'s, loaded here into a [`Network`].
 
 pub use super::file::builtin::{model, BYTES, CREDIT, FILE_NAME, NOTICE};
-use super::file::model::ModelError;
+use super::file::error::ModelError;
 use super::net::forward::Network;
 
 /// Loads the built-in net for evaluation.

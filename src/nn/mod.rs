@@ -39,7 +39,8 @@ pub mod source;
 pub use input::{features, metadata, symmetry};
 
 pub use evaluator::{Evaluator, NetBuffer};
-pub use file::model::{ModelDesc, ModelError};
+pub use file::desc::ModelDesc;
+pub use file::error::ModelError;
 pub use input::sizes::{
     MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };

@@ -7,7 +7,7 @@
 //! an error, never a silent fall-back.
 
 use super::builtin;
-use super::file::model::ModelError;
+use super::file::error::ModelError;
 use super::net::forward::Network;
 use std::ffi::OsString;
 use std::fmt;

@@ -5,7 +5,8 @@
 //! the whole notice is `src/nn/file/builtin/NOTICE`, shown by `tengen --help`
 //! and the README.
 
-use super::model::{ModelDesc, ModelError};
+use super::desc::ModelDesc;
+use super::error::ModelError;
 
 /// The built-in net's file name, as KataGo publishes it.
 pub const FILE_NAME: &str = "g170-b6c96-s175395328-d26788732.bin.gz";

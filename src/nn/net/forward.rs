@@ -13,10 +13,11 @@ use super::layers::{activate_slice, global_pool, Conv, Dense, NormAct, PoolKind}
 use super::precision::Precision;
 use super::shapes::Frame;
 use super::transformer::{Attention, FeedForward, RmsNormTip, TransformerScratch};
-use crate::nn::file::model::{
-    Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, ModelError,
-    PostProcessParams, TrunkTipDesc,
+use crate::nn::file::desc::{
+    Activation, BlockDesc, ConvDesc, MatMulDesc, MetadataEncoderDesc, ModelDesc, PostProcessParams,
+    TrunkTipDesc,
 };
+use crate::nn::file::error::ModelError;
 use crate::nn::input::sizes::{
     MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };

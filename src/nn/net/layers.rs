@@ -5,7 +5,7 @@
 use super::precision::{Precision, Weights};
 use super::shapes::Frame;
 use super::winograd;
-use crate::nn::file::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use crate::nn::file::desc::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 use crate::nn::kernels::vecmath::ops as vecmath;
 use crate::nn::kernels::winograd::Tile;
 

@@ -13,7 +13,7 @@
 use super::layers::activate_slice;
 use super::precision::{Operand, Precision, Weights};
 use super::shapes::Frame;
-use crate::nn::file::model::{
+use crate::nn::file::desc::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };

@@ -3,7 +3,7 @@
 
 pub use super::file::builtin::{model, BYTES, CREDIT, FILE_NAME, NOTICE};
 use super::file::error::ModelError;
-use super::net::forward::Network;
+use super::net::network::Network;
 
 /// Loads the built-in net for evaluation.
 pub fn network() -> Result<Network, ModelError> {

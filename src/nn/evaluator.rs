@@ -9,8 +9,10 @@ use super::input::sizes::{
     MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };
 use super::kernels::denormals::FlushDenormals;
-use super::net::forward::{EvalError, NetInput, Network, RawEval, Workspace};
+use super::net::io::{EvalError, NetInput, RawEval};
+use super::net::network::Network;
 use super::net::output::{postprocess, NetEval, PostProcessOptions};
+use super::net::workspace::Workspace;
 use crate::go::game::Game;
 use crate::go::rules::{KoRule, Scoring};
 use std::fmt;

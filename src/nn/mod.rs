@@ -1,20 +1,25 @@
 //! Neural-network evaluation: KataGo-format networks run by tengen's own
-//! inference, in pure Rust.
+//! inference, in pure Rust. The rooms, lowest first; each imports only the
+//! ones before it (and `go/`):
 //!
-//! Inputs: `features` computes KataGo's V7 planes and globals from a
-//! [`crate::Game`] (with `history`, KataGo's view of the game's history;
-//! `ladder`, ladder reading; `area`, pass-alive area) and the legal-move mask.
+//! - `kernels`: the arithmetic, and the only place `unsafe` is allowed. One
+//!   CPU-feature detection (`cpu`, capped by `TENGEN_ISA`) chooses every
+//!   kernel: the fp32, bf16 and int8 matrix products and the vector kernels,
+//!   each per instruction set, the Winograd transforms, and flush-to-zero
+//!   (`denormals`).
+//! - `input`: what the net takes from a [`crate::Game`]: its sizes, KataGo's
+//!   V7 planes and globals (`features`, with `history`, `ladder`, `area`), the
+//!   SGF-metadata inputs and the eight board symmetries.
+//! - `file`: the model format, read into plain descriptions of the layers,
+//!   and the built-in net's file.
+//! - `net`: the runnable network: shapes, layers folded from the file,
+//!   transformer blocks, Winograd convolutions, the forward pass over a
+//!   workspace, the precision of the large products, and post-processing of
+//!   the raw outputs into probabilities and scores as KataGo does.
 //!
-//! Network: `model` reads the files, `forward` folds the batch norms and runs
-//! the batched forward pass on NHWC activations (`layers` holds its kernels,
-//! `gemm` the matrix product, `winograd` the 3×3 convolutions), `symmetry` maps board points under the eight symmetries, and `output`
-//! post-processes raw outputs into probabilities and scores as KataGo does.
-//! `precision` chooses the arithmetic of the large products: fp32, or the
-//! reduced kinds of `gemm_bf16` and `gemm_i8`.
-//!
-//! `evaluator` ties them together: a game in, a [`NetEval`] out. `builtin`
-//! holds the net compiled into the binary, `source` decides which net an
-//! engine runs (`--model`, `TENGEN_MODEL`, the per-user default, the built-in).
+//! On top, `evaluator` ties them together (a game in, a [`NetEval`] out),
+//! `source` decides which net an engine runs (`--model`, `TENGEN_MODEL`, the
+//! per-user default, the built-in) and `builtin` loads the built-in net.
 //!
 //! ```no_run
 //! use tengen::nn::{Network, Workspace, NetInput, RawEval};
@@ -45,7 +50,9 @@ pub use input::sizes::{
     MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };
 pub use kernels::denormals::FlushDenormals;
-pub use net::forward::{EvalError, NetInput, Network, RawEval, Workspace};
+pub use net::io::{EvalError, NetInput, RawEval};
+pub use net::network::Network;
 pub use net::output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
 pub use net::precision::{Precision, PrecisionChoice};
+pub use net::workspace::Workspace;
 pub use source::NetSource;

@@ -8,7 +8,7 @@
 
 use super::builtin;
 use super::file::error::ModelError;
-use super::net::forward::Network;
+use super::net::network::Network;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,8 @@
 //! softmax, score scalings per model version, ownership tanh. All from the side to move's
 //! view; [`NetEval::to_view`] turns a result to Black's or White's.
 
-use super::forward::{Network, RawEval};
+use super::io::RawEval;
+use super::network::Network;
 use crate::Color;
 
 /// The `rootPolicyOptimism` KataGo's GTP engine uses by default (and so `kata-raw-nn`) for

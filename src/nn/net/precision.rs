@@ -16,8 +16,9 @@
 //!   but it misses the accuracy bounds.
 //!
 //! `auto` ([`PrecisionChoice::Auto`], resolved by [`auto`]) picks the fastest kind that
-//! meets the accuracy bounds of issue 25, loses no strength at equal visits and runs natively
-//! on this CPU: bf16 on AVX512-BF16, fp32 everywhere else.
+//! meets the accuracy bounds `tests/nn_precision.rs` holds the reduced kinds to, loses no
+//! strength at equal visits and runs natively on this CPU: bf16 on AVX512-BF16, fp32
+//! everywhere else.
 
 use crate::nn::kernels::bf16::gemm::{self as gemm_bf16, gemm_bf16, PackedMatrixBf16};
 use crate::nn::kernels::cpu::Isa;

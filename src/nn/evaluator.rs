@@ -213,26 +213,7 @@ impl Evaluator {
             )));
         }
         let (plane, cells) = (NUM_SPATIAL_FEATURES * area, area + 1);
-        self.spatial.resize(plane * batch, 0.0);
-        self.legal.resize(cells * batch, false);
-        for (i, game) in games.iter().enumerate() {
-            self.features.max_history = self
-                .history_floor
-                .map_or(usize::MAX, |floor| game.turns().len().saturating_sub(floor));
-            self.features
-                .fill_v7(
-                    game,
-                    &mut self.spatial[i * plane..(i + 1) * plane],
-                    &mut self.global[i],
-                )
-                .map_err(EvaluateError::Features)?;
-            self.features
-                .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
-                .map_err(EvaluateError::Features)?;
-            if let Some(meta) = &self.metadata {
-                meta.fill_row(game.to_move(), area, &mut self.meta_rows[i]);
-            }
-        }
+        self.fill_features(games, area)?;
         let use_meta = self.net.needs_metadata();
         // KataGo's board-sized buffer drops the transpose of a rectangle.
         let mut symmetry_buf = [0u8; MAX_STACK_BATCH];
@@ -276,6 +257,47 @@ impl Evaluator {
                 &mut self.raw[..batch],
             )
             .map_err(EvaluateError::Forward)?;
+        self.postprocess_batch(games, policy_optimism, use_meta, cells, out);
+        Ok(())
+    }
+
+    /// The input features and legal-move masks of `games` (boards of `area` points) into the
+    /// evaluator's buffers.
+    fn fill_features(&mut self, games: &[&Game], area: usize) -> Result<(), EvaluateError> {
+        let batch = games.len();
+        let (plane, cells) = (NUM_SPATIAL_FEATURES * area, area + 1);
+        self.spatial.resize(plane * batch, 0.0);
+        self.legal.resize(cells * batch, false);
+        for (i, game) in games.iter().enumerate() {
+            self.features.max_history = self
+                .history_floor
+                .map_or(usize::MAX, |floor| game.turns().len().saturating_sub(floor));
+            self.features
+                .fill_v7(
+                    game,
+                    &mut self.spatial[i * plane..(i + 1) * plane],
+                    &mut self.global[i],
+                )
+                .map_err(EvaluateError::Features)?;
+            self.features
+                .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
+                .map_err(EvaluateError::Features)?;
+            if let Some(meta) = &self.metadata {
+                meta.fill_row(game.to_move(), area, &mut self.meta_rows[i]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Each raw output post-processed for its game into `out`.
+    fn postprocess_batch(
+        &self,
+        games: &[&Game],
+        policy_optimism: f32,
+        use_meta: bool,
+        cells: usize,
+        out: &mut [NetEval],
+    ) {
         // KataGo never blends in the optimistic policy of a net with metadata inputs.
         let policy_optimism = if use_meta {
             0.0
@@ -300,7 +322,6 @@ impl Evaluator {
                 &mut out[i],
             );
         }
-        Ok(())
     }
 }
 

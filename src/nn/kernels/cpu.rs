@@ -13,8 +13,8 @@
 //!
 //! **`TENGEN_ISA`** caps the choice: `TENGEN_ISA=avx2` runs no kernel above `avx2` (so
 //! `portable`, `avx2`), whatever the CPU has; a level the CPU lacks changes nothing (the CPU's
-//! own levels are the limit anyway); an unknown value is named on stderr and ignored. Unset,
-//! every level the CPU has may run. The kernel tests run every kernel the CPU has, cap or not.
+//! own levels are the limit anyway); an unknown value is named on stderr and ignored. Unset
+//! or empty, every level the CPU has may run. The kernel tests run every kernel the CPU has, cap or not.
 
 use std::sync::OnceLock;
 
@@ -102,9 +102,10 @@ pub fn cpu_level() -> Isa {
 pub fn cap() -> Isa {
     static CAP: OnceLock<Isa> = OnceLock::new();
     *CAP.get_or_init(|| {
-        let Ok(value) = std::env::var(ENV_VAR) else {
+        let value = std::env::var(ENV_VAR).unwrap_or_default();
+        if value.trim().is_empty() {
             return Isa::Avx512Bf16;
-        };
+        }
         parse_cap(&value).unwrap_or_else(|message| {
             eprintln!("tengen: {message}");
             Isa::Avx512Bf16

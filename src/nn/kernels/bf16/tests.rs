@@ -1,3 +1,6 @@
+//! Tests of the bf16 product: rounding against a search for the nearest bf16, and each kernel
+//! against the product of the rounded operands (the emulation, its portable twin, computes it).
+
 use super::gemm::{gemm_bf16, softmax_gemm_bf16, PackedMatrixBf16, KERNELS};
 use super::round::round_to_bf16;
 use crate::nn::kernels::cpu::Isa;

@@ -1,3 +1,5 @@
+//! The AVX2+FMA kernel: micro-tiles of 6 rows by one 16-wide panel.
+
 use super::matrix::{store_row, PackedMatrix, KC, PANEL};
 use std::arch::x86_64::*;
 

@@ -1,3 +1,5 @@
+//! The portable kernel: plain Rust, the twin of the others in the tests.
+
 use super::matrix::{store_row, PackedMatrix, PANEL};
 
 /// The portable kernel: one 16-wide accumulator row per row of `a` and panel.

@@ -1,3 +1,5 @@
+//! Tests of the fp32 product: each kernel against a naive product and the portable kernel.
+
 use super::gemm::{gemm_with, KERNELS};
 use super::matrix::PackedMatrix;
 use crate::nn::kernels::cpu::Isa;

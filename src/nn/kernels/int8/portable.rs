@@ -1,3 +1,5 @@
+//! The portable kernel: plain Rust, the twin of the others in the tests.
+
 use super::matrix::{store_row, PackedMatrixI8, QuantizedRows, PANEL, QUAD};
 
 pub fn run(m: usize, a: &QuantizedRows, b: &PackedMatrixI8, c: &mut [f32], accumulate: bool) {

@@ -1,3 +1,6 @@
+//! Tests of the int8 product: each kernel's sums against the portable kernel's (equal), and
+//! the AVX2 row quantizer against the portable one.
+
 use super::gemm::{gemm_i8_with, KERNELS};
 use super::matrix::{quantize_row, PackedMatrixI8};
 use crate::nn::kernels::cpu::Isa;

@@ -1,3 +1,5 @@
+//! The vector kernels on AVX2+FMA: 8 lanes, the portable kernels' polynomial.
+
 use super::exp::*;
 use std::arch::x86_64::*;
 

@@ -1,8 +1,7 @@
-//! Elementwise kernels of the forward pass: `e^x`, SiLU and Mish over slices, softmax over
-//! rows and the SwiGLU gate, each with AVX-512 and AVX2+FMA versions chosen at run time and a
-//! portable one that computes the same polynomial. Every norm of a net and every attention row runs
-//! through them (millions of exponentials per evaluation), so these are hot paths; they
-//! allocate nothing.
+//! The dispatch of the vector kernels: softmax over rows, the SwiGLU gate, SiLU and Mish, each
+//! on the kernel [`cpu`](crate::nn::kernels::cpu) allows. Every norm of a net and every
+//! attention row runs through them (millions of exponentials per evaluation), so these are hot
+//! paths; they allocate nothing.
 
 use super::portable;
 #[cfg(target_arch = "x86_64")]

@@ -1,3 +1,5 @@
+//! The portable vector kernels: plain Rust, the twin of the others in the tests.
+
 use super::exp::{fast_exp, mish_one};
 
 pub fn silu(data: &mut [f32]) {

@@ -1,3 +1,6 @@
+//! Tests of the vector kernels: each one against KataGo's formulas in f64 and the portable
+//! kernels.
+
 use super::exp::*;
 use super::ops::KERNELS;
 use super::portable;

@@ -9,6 +9,7 @@ use super::sizes::{NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES};
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
 use crate::go::rules::{HandicapBonus, KoRule, Preset, Rules};
+use crate::search::classical::playout::PlayoutRng;
 
 fn game_from(rows: &[&str], rules: Rules, komi: f64, to_move: Color) -> Game {
     let b = Board::from_diagram(rows).expect("diagram");
@@ -470,24 +471,7 @@ fn sizes_and_lengths_are_checked() {
 // Naive references.
 
 /// A random position from `moves` random plays (no suicide, simple ko).
-/// A seeded xorshift generator for the random positions below.
-struct TestRng(u64);
-
-impl TestRng {
-    fn new(seed: u64) -> Self {
-        TestRng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (((self.0 >> 32) * n as u64) >> 32) as usize
-    }
-}
-
-fn random_board(rng: &mut TestRng, n: usize, moves: usize) -> Board {
+fn random_board(rng: &mut PlayoutRng, n: usize, moves: usize) -> Board {
     let mut b = Board::new(Geometry::new(n).unwrap());
     let mut color = Color::Black;
     for _ in 0..moves {
@@ -618,7 +602,7 @@ fn naive_attack(b: &Board, ko: Option<Point>, target: Point) -> bool {
 
 #[test]
 fn ladder_reader_matches_a_naive_reader() {
-    let mut rng = TestRng::new(11);
+    let mut rng = PlayoutRng::new(11);
     let mut scratch = LadderScratch::default();
     let (mut checked, mut captured, mut working_seen) = (0, 0, 0);
     for round in 0..300 {
@@ -782,7 +766,7 @@ fn naive_area(b: &Board, flags: AreaFlags, suicide: bool) -> Vec<Option<Color>> 
 
 #[test]
 fn area_matches_a_naive_benson() {
-    let mut rng = TestRng::new(5);
+    let mut rng = PlayoutRng::new(5);
     let mut scratch = AreaScratch::default();
     let mut fast = vec![None; CELLS];
     let mut alive_seen = 0;
@@ -813,7 +797,7 @@ fn area_matches_a_naive_benson() {
 
 #[test]
 fn legal_mask_matches_the_game_under_each_ko_rule() {
-    let mut rng = TestRng::new(3);
+    let mut rng = PlayoutRng::new(3);
     let mut scratch = FeatureScratch::new();
     for ko in [KoRule::Simple, KoRule::Positional, KoRule::Situational] {
         for suicide_allowed in [false, true] {

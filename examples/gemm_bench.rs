@@ -2,7 +2,7 @@
 //! convolution, or on the shape `M K N` given as arguments, alternating rounds so machine load
 //! hits both alike.
 use std::time::Instant;
-use tengen::nn::gemm::{available_isas, gemm_with, PackedMatrix};
+use tengen::nn::kernels::fp32::{available_isas, gemm_with, PackedMatrix};
 
 fn main() {
     let args: Vec<usize> = std::env::args()

@@ -196,8 +196,9 @@ pub fn network_speed(
     rounds: usize,
     round: Duration,
 ) -> NetRate {
-    use crate::nn::features::{fill_v7, NUM_GLOBAL, NUM_SPATIAL};
+    use crate::nn::features::fill_v7;
     use crate::nn::{NetInput, RawEval, Workspace};
+    use crate::nn::{NUM_GLOBAL_FEATURES as NUM_GLOBAL, NUM_SPATIAL_FEATURES as NUM_SPATIAL};
     let geo = Geometry::new(size).expect("benchmark size in range");
     let game = crate::Game::new(geo, crate::Rules::default(), 7.5);
     let mut spatial = vec![0.0; NUM_SPATIAL * size * size];

@@ -14,8 +14,18 @@
 //!            seam to the evaluators (evaluate):
 //!   classical/  playouts, 3x3 patterns, the tactical reader, priors;
 //!   network     leaves judged by a KataGo net, with its cache (net_cache).
-//! nn/        KataGo network files, the forward pass, the input features and
-//!            post-processing (uses go/ for its inputs, nothing of search/).
+//! nn/        KataGo networks in pure Rust (uses go/ for its inputs, nothing of
+//!            search/), by layer, each importing only those below it:
+//!   kernels/    the arithmetic and the only `unsafe`: one CPU-feature
+//!               detection (cpu, capped by TENGEN_ISA), the fp32, bf16 and
+//!               int8 products and the vector kernels per instruction set,
+//!               the Winograd transforms, flush-to-zero;
+//!   input/      the net's input sizes, features, history, ladders, areas,
+//!               SGF metadata, symmetries;
+//!   file/       the model format, its reader, the built-in net's file;
+//!   net/        shapes, folding, layers, transformer, Winograd, the forward
+//!               pass, precision, post-processing;
+//!   evaluator, source, builtin: a game in and a NetEval out, which net runs.
 //! engine     the move-chooser contract between front ends and the search.
 //! gtp/       the GTP front end (protocol, commands, setup, analysis).
 //! analysis/  `tengen analysis`: KataGo's JSON analysis engine, a second front
@@ -36,6 +46,9 @@
 //! game.play(Color::Black, Move::Play(p)).unwrap();
 //! assert!(game.play(Color::White, Move::Play(p)).is_err());
 //! ```
+
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod analysis;
 pub mod bench;

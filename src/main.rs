@@ -1,5 +1,8 @@
 //! The `tengen` binary: command-line parsing and dispatch only.
 
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use tengen::config::RuleArgs;

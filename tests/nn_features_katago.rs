@@ -6,7 +6,8 @@ use crate::common;
 
 use tengen::go::board::{Color, Geometry};
 use tengen::go::rules::{KoRule, Preset, Rules};
-use tengen::nn::features::{FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use tengen::nn::features::FeatureScratch;
+use tengen::nn::{NUM_GLOBAL_FEATURES as NUM_GLOBAL, NUM_SPATIAL_FEATURES as NUM_SPATIAL};
 use tengen::Game;
 
 const DATA: &str = include_str!("data/nn_features/katago_features.txt");

@@ -763,7 +763,7 @@ fn a_metadata_net_without_a_metadata_row_is_an_error() {
 
 #[test]
 fn fast_exp_matches_exp_over_the_float_range() {
-    use tengen::nn::transformer::fast_exp;
+    use tengen::nn::kernels::vecmath::fast_exp;
     let steps = 1_000_000;
     let mut worst = 0.0f64;
     for i in 0..=steps {

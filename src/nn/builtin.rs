@@ -1,37 +1,9 @@
-//! The network built into the binary: KataGo's g170 b6c96 (model version 8,
-//! 6 blocks of 96 channels, 3.8 MB), the default evaluator when no other net
-//! is found (see [`super::source`]). MIT licence, Copyright David J Wu
-//! ("lightvector") and other authors of KataGo: the whole notice is
-//! `src/nn/builtin/NOTICE`, shown by `tengen --help` and the README.
+//! The net built into the binary, ready to run: its file, name and licence notice are
+//! [`super::file::builtin`]'s, loaded here into a [`Network`].
 
-use super::{ModelDesc, ModelError, Network};
-
-/// The built-in net's file name, as KataGo publishes it.
-pub const FILE_NAME: &str = "g170-b6c96-s175395328-d26788732.bin.gz";
-
-/// The file itself, gzip-compressed as published.
-pub const BYTES: &[u8] = include_bytes!("builtin/g170-b6c96-s175395328-d26788732.bin.gz");
-
-/// The credit line for `--help`, `--version` and the start-up log, as a
-/// literal (so `concat!` can use it).
-#[macro_export]
-macro_rules! builtin_net_credit {
-    () => {
-        "Built-in network: KataGo g170 b6c96 (g170-b6c96-s175395328-d26788732), MIT licence, \
-         Copyright (c) David J Wu (\"lightvector\") and other authors of KataGo."
-    };
-}
-
-/// The credit line, see [`builtin_net_credit`].
-pub const CREDIT: &str = builtin_net_credit!();
-
-/// The licence notice that travels with the built-in net.
-pub const NOTICE: &str = include_str!("builtin/NOTICE");
-
-/// Parses the built-in net.
-pub fn model() -> Result<ModelDesc, ModelError> {
-    ModelDesc::from_file_bytes(FILE_NAME, BYTES)
-}
+pub use super::file::builtin::{model, BYTES, CREDIT, FILE_NAME, NOTICE};
+use super::file::error::ModelError;
+use super::net::network::Network;
 
 /// Loads the built-in net for evaluation.
 pub fn network() -> Result<Network, ModelError> {

@@ -3,11 +3,16 @@
 //!
 //! One [`Evaluator`] per thread; they share one loaded [`Network`].
 
-use super::features::{FeatureError, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
-use super::forward::{EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE};
-use super::metadata::SgfMetadata;
-use super::model::NUM_META_FEATURES;
-use super::output::{postprocess, NetEval, PostProcessOptions};
+use super::input::features::{FeatureError, FeatureScratch};
+use super::input::metadata::SgfMetadata;
+use super::input::sizes::{
+    MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
+};
+use super::kernels::denormals::FlushDenormals;
+use super::net::io::{EvalError, NetInput, RawEval};
+use super::net::network::Network;
+use super::net::output::{postprocess, NetEval, PostProcessOptions};
+use super::net::workspace::Workspace;
 use crate::go::game::Game;
 use crate::go::rules::{KoRule, Scoring};
 use std::fmt;
@@ -59,9 +64,9 @@ pub struct Evaluator {
     net: Arc<Network>,
     workspace: Workspace,
     features: FeatureScratch,
-    /// Inputs of each batch entry, `NUM_SPATIAL * n * n` each.
+    /// Inputs of each batch entry, `NUM_SPATIAL_FEATURES * n * n` each.
     spatial: Vec<f32>,
-    global: Vec<[f32; NUM_GLOBAL]>,
+    global: Vec<[f32; NUM_GLOBAL_FEATURES]>,
     /// Legal moves of each batch entry, `n * n + 1` each.
     legal: Vec<bool>,
     raw: Vec<RawEval>,
@@ -93,8 +98,8 @@ impl Evaluator {
             net,
             workspace,
             features,
-            spatial: Vec::with_capacity(NUM_SPATIAL * area * max_batch),
-            global: vec![[0.0; NUM_GLOBAL]; max_batch],
+            spatial: Vec::with_capacity(NUM_SPATIAL_FEATURES * area * max_batch),
+            global: vec![[0.0; NUM_GLOBAL_FEATURES]; max_batch],
             legal: Vec::with_capacity((area + 1) * max_batch),
             raw: (0..max_batch).map(|_| RawEval::new()).collect(),
             metadata: None,
@@ -180,6 +185,8 @@ impl Evaluator {
         if batch == 0 {
             return Ok(());
         }
+        // Denormals flushed for the features, the forward pass and the post-processing.
+        let _flush = FlushDenormals::new();
         if let Some(&s) = symmetries.iter().find(|&&s| s >= 8) {
             return Err(EvaluateError::Symmetry(s));
         }
@@ -205,27 +212,8 @@ impl Evaluator {
                     .into(),
             )));
         }
-        let (plane, cells) = (NUM_SPATIAL * area, area + 1);
-        self.spatial.resize(plane * batch, 0.0);
-        self.legal.resize(cells * batch, false);
-        for (i, game) in games.iter().enumerate() {
-            self.features.max_history = self
-                .history_floor
-                .map_or(usize::MAX, |floor| game.turns().len().saturating_sub(floor));
-            self.features
-                .fill_v7(
-                    game,
-                    &mut self.spatial[i * plane..(i + 1) * plane],
-                    &mut self.global[i],
-                )
-                .map_err(EvaluateError::Features)?;
-            self.features
-                .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
-                .map_err(EvaluateError::Features)?;
-            if let Some(meta) = &self.metadata {
-                meta.fill_row(game.to_move(), area, &mut self.meta_rows[i]);
-            }
-        }
+        let (plane, cells) = (NUM_SPATIAL_FEATURES * area, area + 1);
+        self.fill_features(games, area)?;
         let use_meta = self.net.needs_metadata();
         // KataGo's board-sized buffer drops the transpose of a rectangle.
         let mut symmetry_buf = [0u8; MAX_STACK_BATCH];
@@ -269,6 +257,47 @@ impl Evaluator {
                 &mut self.raw[..batch],
             )
             .map_err(EvaluateError::Forward)?;
+        self.postprocess_batch(games, policy_optimism, use_meta, cells, out);
+        Ok(())
+    }
+
+    /// The input features and legal-move masks of `games` (boards of `area` points) into the
+    /// evaluator's buffers.
+    fn fill_features(&mut self, games: &[&Game], area: usize) -> Result<(), EvaluateError> {
+        let batch = games.len();
+        let (plane, cells) = (NUM_SPATIAL_FEATURES * area, area + 1);
+        self.spatial.resize(plane * batch, 0.0);
+        self.legal.resize(cells * batch, false);
+        for (i, game) in games.iter().enumerate() {
+            self.features.max_history = self
+                .history_floor
+                .map_or(usize::MAX, |floor| game.turns().len().saturating_sub(floor));
+            self.features
+                .fill_v7(
+                    game,
+                    &mut self.spatial[i * plane..(i + 1) * plane],
+                    &mut self.global[i],
+                )
+                .map_err(EvaluateError::Features)?;
+            self.features
+                .legal_moves_mask(game, &mut self.legal[i * cells..(i + 1) * cells])
+                .map_err(EvaluateError::Features)?;
+            if let Some(meta) = &self.metadata {
+                meta.fill_row(game.to_move(), area, &mut self.meta_rows[i]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Each raw output post-processed for its game into `out`.
+    fn postprocess_batch(
+        &self,
+        games: &[&Game],
+        policy_optimism: f32,
+        use_meta: bool,
+        cells: usize,
+        out: &mut [NetEval],
+    ) {
         // KataGo never blends in the optimistic policy of a net with metadata inputs.
         let policy_optimism = if use_meta {
             0.0
@@ -293,7 +322,6 @@ impl Evaluator {
                 &mut out[i],
             );
         }
-        Ok(())
     }
 }
 

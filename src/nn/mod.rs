@@ -1,20 +1,25 @@
 //! Neural-network evaluation: KataGo-format networks run by tengen's own
-//! inference, in pure Rust.
+//! inference, in pure Rust. The rooms, lowest first; each imports only the
+//! ones before it (and `go/`):
 //!
-//! Inputs: `features` computes KataGo's V7 planes and globals from a
-//! [`crate::Game`] (with `history`, KataGo's view of the game's history;
-//! `ladder`, ladder reading; `area`, pass-alive area) and the legal-move mask.
+//! - `kernels`: the arithmetic, and the only place `unsafe` is allowed. One
+//!   CPU-feature detection (`cpu`, capped by `TENGEN_ISA`) chooses every
+//!   kernel: the fp32, bf16 and int8 matrix products and the vector kernels,
+//!   each per instruction set, the Winograd transforms, and flush-to-zero
+//!   (`denormals`).
+//! - `input`: what the net takes from a [`crate::Game`]: its sizes, KataGo's
+//!   V7 planes and globals (`features`, with `history`, `ladder`, `area`), the
+//!   SGF-metadata inputs and the eight board symmetries.
+//! - `file`: the model format, read into plain descriptions of the layers,
+//!   and the built-in net's file.
+//! - `net`: the runnable network: shapes, layers folded from the file,
+//!   transformer blocks, Winograd convolutions, the forward pass over a
+//!   workspace, the precision of the large products, and post-processing of
+//!   the raw outputs into probabilities and scores as KataGo does.
 //!
-//! Network: `model` reads the files, `forward` folds the batch norms and runs
-//! the batched forward pass on NHWC activations (`layers` holds its kernels,
-//! `gemm` the matrix product, `winograd` the 3×3 convolutions), `symmetry` maps board points under the eight symmetries, and `output`
-//! post-processes raw outputs into probabilities and scores as KataGo does.
-//! `precision` chooses the arithmetic of the large products: fp32, or the
-//! reduced kinds of `gemm_bf16` and `gemm_i8`.
-//!
-//! `evaluator` ties them together: a game in, a [`NetEval`] out. `builtin`
-//! holds the net compiled into the binary, `source` decides which net an
-//! engine runs (`--model`, `TENGEN_MODEL`, the per-user default, the built-in).
+//! On top, `evaluator` ties them together (a game in, a [`NetEval`] out),
+//! `source` decides which net an engine runs (`--model`, `TENGEN_MODEL`, the
+//! per-user default, the built-in) and `builtin` loads the built-in net.
 //!
 //! ```no_run
 //! use tengen::nn::{Network, Workspace, NetInput, RawEval};
@@ -27,59 +32,27 @@
 //! net.evaluate(&mut ws, &[input], &[0], &mut out).expect("evaluate");
 //! ```
 
-pub mod area;
 pub mod builtin;
 pub mod evaluator;
-pub mod features;
-pub mod forward;
-pub mod gemm;
-pub mod gemm_bf16;
-pub mod gemm_i8;
-pub mod history;
-pub mod ladder;
-pub mod layers;
-pub mod metadata;
-pub mod model;
-pub mod output;
-pub mod precision;
+pub mod file;
+pub mod input;
+#[allow(unsafe_code)] // the one place: its safe functions check what they rely on
+pub mod kernels;
+pub mod net;
 pub mod source;
-pub mod symmetry;
-pub mod transformer;
-pub mod vecmath;
-pub mod winograd;
 
-#[cfg(test)]
-mod tests;
-
-/// For the kernel tests: the kernels of `all` this CPU runs; each one it lacks is named on
-/// stderr for `test`.
-#[cfg(test)]
-fn kernels_here<T: Copy>(
-    test: &str,
-    all: &[T],
-    name: fn(T) -> &'static str,
-    available: fn(T) -> bool,
-) -> Vec<T> {
-    all.iter()
-        .copied()
-        .filter(|&kernel| {
-            if !available(kernel) {
-                eprintln!(
-                    "{test}: skipped the {} kernel (not on this CPU)",
-                    name(kernel)
-                );
-            }
-            available(kernel)
-        })
-        .collect()
-}
+pub use input::{features, metadata, symmetry};
 
 pub use evaluator::{Evaluator, NetBuffer};
-pub use forward::{
-    set_flush_denormals, EvalError, NetInput, Network, RawEval, Workspace, MAX_BOARD_SIZE,
-    NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES,
+pub use file::desc::ModelDesc;
+pub use file::error::ModelError;
+pub use input::sizes::{
+    MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_META_FEATURES, NUM_SPATIAL_FEATURES,
 };
-pub use model::{ModelDesc, ModelError, NUM_META_FEATURES};
-pub use output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
-pub use precision::{Precision, PrecisionChoice};
+pub use kernels::denormals::FlushDenormals;
+pub use net::io::{EvalError, NetInput, RawEval};
+pub use net::network::Network;
+pub use net::output::{postprocess, NetEval, PostProcessOptions, KATAGO_GTP_POLICY_OPTIMISM};
+pub use net::precision::{Precision, PrecisionChoice};
+pub use net::workspace::Workspace;
 pub use source::NetSource;

@@ -6,7 +6,9 @@
 //! ([`super::builtin`]). A file that is named or present but does not load is
 //! an error, never a silent fall-back.
 
-use super::{builtin, ModelError, Network};
+use super::builtin;
+use super::file::error::ModelError;
+use super::net::network::Network;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};

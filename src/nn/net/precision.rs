@@ -3,7 +3,7 @@
 //! `fp32` is exact to KataGo's outputs (the golden tests run on it). The reduced kinds apply to
 //! the trunk's large products; the first convolution, norms, attention scores, softmax and the
 //! heads stay in fp32:
-//! - `bf16` ([`super::gemm_bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
+//! - `bf16` ([`crate::nn::kernels::bf16`]): weights and inputs rounded to bfloat16, sums in fp32, as
 //!   AVX512-BF16 and AMX compute: a convolution net's trunk convolutions (3x3 ones on
 //!   Winograd F(2x2, 3x3) tiles, whose transforms only add and subtract), a transformer net's
 //!   projections (attention's queries, keys, values and output, the feed-forward blocks) and
@@ -11,18 +11,22 @@
 //!   computes in fp32, its output rounded as the product's input; its convolutions stay
 //!   fp32). Native `vdpbf16ps` where the CPU has AVX512-BF16, else emulated on the fp32
 //!   kernels (the same outputs but for the order of the sums' rounding, and slower than fp32).
-//! - `int8` ([`super::gemm_i8`]): the transformer projections only, weights quantized once per
+//! - `int8` ([`crate::nn::kernels::int8`]): the transformer projections only, weights quantized once per
 //!   output channel, activations per point on the fly, sums exact in 32 bits. Faster on AVX2,
 //!   but it misses the accuracy bounds.
 //!
 //! `auto` ([`PrecisionChoice::Auto`], resolved by [`auto`]) picks the fastest kind that
-//! meets the accuracy bounds of issue 25, loses no strength at equal visits and runs natively
-//! on this CPU: bf16 on AVX512-BF16, fp32 everywhere else.
+//! meets the accuracy bounds `tests/nn_precision.rs` holds the reduced kinds to, loses no
+//! strength at equal visits and runs natively on this CPU: bf16 on AVX512-BF16, fp32
+//! everywhere else.
 
-use super::gemm::{gemm, PackedMatrix};
-use super::gemm_bf16::{self, gemm_bf16, PackedMatrixBf16};
-use super::gemm_i8::{self, gemm_i8, PackedMatrixI8};
-use super::vecmath::softmax_rows;
+use crate::nn::kernels::bf16::gemm::{self as gemm_bf16, gemm_bf16, PackedMatrixBf16};
+use crate::nn::kernels::cpu::Isa;
+use crate::nn::kernels::fp32::gemm::gemm;
+use crate::nn::kernels::fp32::matrix::PackedMatrix;
+use crate::nn::kernels::int8::gemm::{self as gemm_i8, gemm_i8};
+use crate::nn::kernels::int8::matrix::PackedMatrixI8;
+use crate::nn::kernels::vecmath::ops::softmax_rows;
 use std::fmt;
 
 /// What `--precision` asks for.
@@ -44,16 +48,15 @@ impl Precision {
                  convolution net the trunk's convolutions (3x3 on Winograd F(2x2) tiles), {}, \
                  fp32 elsewhere",
                 match gemm_bf16::best_isa() {
-                    gemm_bf16::Isa::Emulated => {
-                        "emulated on the fp32 kernels (this CPU has no AVX512-BF16: slower than fp32)"
+                    Isa::Portable => {
+                        "emulated on the fp32 kernels (no AVX512-BF16 to run: slower than fp32)"
                     }
-                    #[cfg(target_arch = "x86_64")]
-                    gemm_bf16::Isa::Avx512Bf16 => "on AVX512-BF16 (vdpbf16ps)",
+                    _ => "on AVX512-BF16 (vdpbf16ps)",
                 }
             ),
             Precision::Int8 => format!(
                 "int8 for the transformer projections ({} kernel), fp32 elsewhere",
-                gemm_i8::best_isa().name()
+                gemm_i8::kernel_name(gemm_i8::best_isa())
             ),
         }
     }
@@ -128,13 +131,13 @@ impl fmt::Display for PrecisionChoice {
     }
 }
 
-/// What `auto` runs, given the CPU's bf16 kernel: bf16 where the CPU has AVX512-BF16 (about
+/// What `auto` runs, given the bf16 kernel chosen ([`Isa::Portable`] for the emulation): bf16 where the CPU has AVX512-BF16 (about
 /// 1.6× fp32's evaluations at batch 1 on every net, within the accuracy bounds on every net
 /// counting near-ties, and at least even with fp32 at equal visits and ahead of it at equal
 /// time: `docs/precision.md`); fp32 elsewhere, where emulated bf16 is slower than fp32. int8
 /// misses the bounds.
-pub fn auto(bf16: gemm_bf16::Isa) -> Precision {
-    if bf16 != gemm_bf16::Isa::Emulated {
+pub fn auto(bf16: Isa) -> Precision {
+    if bf16 != Isa::Portable {
         Precision::Bf16
     } else {
         Precision::Fp32
@@ -282,12 +285,11 @@ mod tests {
 
     #[test]
     fn auto_runs_bf16_only_with_a_native_kernel() {
-        assert_eq!(auto(gemm_bf16::Isa::Emulated), Precision::Fp32);
-        #[cfg(target_arch = "x86_64")]
-        assert_eq!(auto(gemm_bf16::Isa::Avx512Bf16), Precision::Bf16);
+        assert_eq!(auto(Isa::Portable), Precision::Fp32);
+        assert_eq!(auto(Isa::Avx512Bf16), Precision::Bf16);
         let here = PrecisionChoice::Auto.resolve();
         assert_eq!(here, auto(gemm_bf16::best_isa()));
-        let native = gemm_bf16::best_isa() != gemm_bf16::Isa::Emulated;
+        let native = gemm_bf16::best_isa() != Isa::Portable;
         assert_eq!(here == Precision::Bf16, native);
     }
 

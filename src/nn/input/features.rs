@@ -21,24 +21,19 @@
 use super::area::{AreaFlags, AreaScratch};
 use super::history::HistoryView;
 use super::ladder::LadderScratch;
+use super::sizes::{MAX_BOARD_SIZE, NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES};
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
 use crate::go::rules::{KoRule, Scoring};
 use std::cell::RefCell;
 use std::fmt;
 
-/// Number of spatial input planes.
-pub const NUM_SPATIAL: usize = 22;
-/// Number of global inputs.
-pub const NUM_GLOBAL: usize = 19;
-/// Largest board KataGo's nets accept.
-pub const MAX_NET_SIZE: usize = 19;
 const KOMI_CLIP_RADIUS: f32 = 20.0;
 
 /// Why the features could not be computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FeatureError {
-    /// A side of the board is longer than [`MAX_NET_SIZE`].
+    /// A side of the board is longer than [`MAX_BOARD_SIZE`].
     BoardTooLarge { width: usize, height: usize },
     /// An output slice has the wrong length.
     WrongLength { expected: usize, got: usize },
@@ -49,7 +44,7 @@ impl fmt::Display for FeatureError {
         match self {
             FeatureError::BoardTooLarge { width, height } => write!(
                 f,
-                "board size {width}x{height} is larger than the {MAX_NET_SIZE}x{MAX_NET_SIZE} the networks take"
+                "board size {width}x{height} is larger than the {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE} the networks take"
             ),
             FeatureError::WrongLength { expected, got } => {
                 write!(f, "feature buffer of length {got}, expected {expected}")
@@ -78,7 +73,7 @@ pub struct FeatureScratch {
 
 impl Default for FeatureScratch {
     fn default() -> Self {
-        let board = Board::new(Geometry::new(MAX_NET_SIZE).unwrap_or_else(|| unreachable!()));
+        let board = Board::new(Geometry::new(MAX_BOARD_SIZE).unwrap_or_else(|| unreachable!()));
         FeatureScratch {
             history: HistoryView::new(&board),
             ladder: LadderScratch::default(),
@@ -101,7 +96,7 @@ thread_local! {
 pub fn fill_v7(
     game: &Game,
     spatial: &mut [f32],
-    global: &mut [f32; NUM_GLOBAL],
+    global: &mut [f32; NUM_GLOBAL_FEATURES],
 ) -> Result<(), FeatureError> {
     SCRATCH.with(|s| s.borrow_mut().fill_v7(game, spatial, global))
 }
@@ -116,7 +111,7 @@ pub fn legal_moves_mask(game: &Game, out: &mut [bool]) -> Result<(), FeatureErro
 
 fn check_size(game: &Game) -> Result<Geometry, FeatureError> {
     let g = game.board().geometry();
-    if g.max_side() > MAX_NET_SIZE {
+    if g.max_side() > MAX_BOARD_SIZE {
         return Err(FeatureError::BoardTooLarge {
             width: g.width(),
             height: g.height(),
@@ -162,14 +157,14 @@ impl FeatureScratch {
         &mut self,
         game: &Game,
         spatial: &mut [f32],
-        global: &mut [f32; NUM_GLOBAL],
+        global: &mut [f32; NUM_GLOBAL_FEATURES],
     ) -> Result<(), FeatureError> {
         let g = check_size(game)?;
         let n = g.width();
         let nn = g.area();
-        if spatial.len() != NUM_SPATIAL * nn {
+        if spatial.len() != NUM_SPATIAL_FEATURES * nn {
             return Err(FeatureError::WrongLength {
-                expected: NUM_SPATIAL * nn,
+                expected: NUM_SPATIAL_FEATURES * nn,
                 got: spatial.len(),
             });
         }

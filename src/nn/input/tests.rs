@@ -3,8 +3,9 @@
 //! recompute-everything Benson) diffed against the fast code on random positions.
 
 use super::area::{AreaFlags, AreaScratch};
-use super::features::{komi_parity_wave, FeatureScratch, NUM_GLOBAL, NUM_SPATIAL};
+use super::features::{komi_parity_wave, FeatureScratch};
 use super::ladder::LadderScratch;
+use super::sizes::{NUM_GLOBAL_FEATURES, NUM_SPATIAL_FEATURES};
 use crate::go::board::{Board, Color, Geometry, Move, Point, Stone, CELLS};
 use crate::go::game::Game;
 use crate::go::random::PlayoutRng;
@@ -26,15 +27,15 @@ struct Features {
     w: usize,
     h: usize,
     spatial: Vec<f32>,
-    global: [f32; NUM_GLOBAL],
+    global: [f32; NUM_GLOBAL_FEATURES],
 }
 
 impl Features {
     fn of(game: &Game) -> Features {
         let g = game.board().geometry();
         let (w, h) = (g.width(), g.height());
-        let mut spatial = vec![0.0; NUM_SPATIAL * w * h];
-        let mut global = [0.0; NUM_GLOBAL];
+        let mut spatial = vec![0.0; NUM_SPATIAL_FEATURES * w * h];
+        let mut global = [0.0; NUM_GLOBAL_FEATURES];
         FeatureScratch::new()
             .fill_v7(game, &mut spatial, &mut global)
             .expect("features");
@@ -454,7 +455,7 @@ fn komi_parity_wave_values() {
 #[test]
 fn sizes_and_lengths_are_checked() {
     let game = Game::new(Geometry::new(21).unwrap(), Rules::default(), 7.5);
-    let mut global = [0.0; NUM_GLOBAL];
+    let mut global = [0.0; NUM_GLOBAL_FEATURES];
     assert!(FeatureScratch::new()
         .fill_v7(&game, &mut vec![0.0; 22 * 441], &mut global)
         .is_err());
@@ -814,7 +815,7 @@ fn legal_mask_matches_the_game_under_each_ko_rule() {
                     let mut mask = vec![false; n * n + 1];
                     scratch.legal_moves_mask(&game, &mut mask).unwrap();
                     let mut spatial = vec![0.0; 22 * n * n];
-                    let mut global = [0.0; NUM_GLOBAL];
+                    let mut global = [0.0; NUM_GLOBAL_FEATURES];
                     scratch.fill_v7(&game, &mut spatial, &mut global).unwrap();
                     let mut legal = vec![Move::Pass];
                     for p in game.board().geometry().points() {

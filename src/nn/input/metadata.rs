@@ -7,7 +7,7 @@
 
 use crate::Color;
 
-use super::model::NUM_META_FEATURES;
+use super::sizes::NUM_META_FEATURES;
 
 /// Where a game was played (KataGo's source numbers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

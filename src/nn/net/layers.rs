@@ -2,35 +2,12 @@
 //! board after another): convolution by im2col + GEMM, per-channel affine + activation,
 //! dense layers, and KataGo's global pooling. No allocation: callers hand in every buffer.
 
-use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
 use super::precision::{Precision, Weights};
-use super::vecmath;
-use super::winograd::{self, Tile};
-
-/// The shape of the boards a layer runs on: `width` columns by `height` rows, stored row by
-/// row (`y * width + x`). A rectangular board under a transposing symmetry is seen by the
-/// network in a frame `height` wide and `width` high (see [`super::symmetry::frame`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Frame {
-    pub width: usize,
-    pub height: usize,
-}
-
-impl Frame {
-    /// A square frame of side `n`.
-    pub fn square(n: usize) -> Frame {
-        Frame {
-            width: n,
-            height: n,
-        }
-    }
-
-    /// Number of points.
-    #[inline]
-    pub fn area(self) -> usize {
-        self.width * self.height
-    }
-}
+use super::shapes::Frame;
+use super::winograd;
+use crate::nn::file::desc::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
+use crate::nn::kernels::vecmath::ops as vecmath;
+use crate::nn::kernels::winograd::Tile;
 
 /// Applies an activation to one value, with KataGo's formulas.
 #[inline(always)]

@@ -10,15 +10,16 @@
 //! A block takes a batch a chunk of whole boards at a time, so that its intermediate rows (the
 //! feed-forward block's hidden ones above all) stay in cache between its passes.
 
-use super::forward::MAX_BOARD_SIZE;
-use super::layers::{activate_slice, Frame};
-use super::model::{
+use super::layers::activate_slice;
+use super::precision::{Operand, Precision, Weights};
+use super::shapes::Frame;
+use crate::nn::file::desc::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, RopeDesc,
     TransformerNormDesc,
 };
-use super::precision::{Operand, Precision, Weights};
-pub use super::vecmath::fast_exp;
-use super::vecmath::{sum_of_squares, swiglu};
+use crate::nn::input::sizes::MAX_BOARD_SIZE;
+use crate::nn::kernels::vecmath::exp::sum_of_squares;
+use crate::nn::kernels::vecmath::ops::swiglu;
 
 /// Rows a transformer block works on at a time: whole boards, as many as fit in this many
 /// rows (at least one). A 19x19 batch of 8 in one go made the feed-forward block's hidden rows

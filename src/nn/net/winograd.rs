@@ -8,164 +8,12 @@
 //!   Its transforms add and subtract only, so they do not amplify rounding; bf16 runs on it
 //!   (on F(4x4) the transforms' coefficients up to 5 and 8 made bf16's win rate miss by 0.03).
 //!
-//! Transforms run over whole channel rows of the NHWC activations, so they vectorize.
+//! The transforms of the tiles themselves are kernels ([`crate::nn::kernels::winograd`]); here
+//! are the filters' transforms, made once at load, and the products between the two.
 
-use super::layers::Frame;
 use super::precision::{Precision, Weights};
-
-/// A tile size: `A`-point transforms giving `M x M` output tiles.
-trait Transform<const A: usize> {
-    /// Output tile side.
-    const M: usize;
-    /// The filter transform `G` (`A x 3`).
-    const G: [[f64; 3]; A];
-    /// A left inverse of `G` (`3 x A`), to get the filters back.
-    const G_INV: [[f64; A]; 3];
-    /// `B^T d` for `A` channel rows of `c` values: `A` output rows, one in each of `dst`.
-    fn input_rows(src: [&[f32]; A], dst: [&mut [f32]; A], c: usize);
-    /// `A^T m` for `A` channel rows: `M` output rows of `c` values in `dst`.
-    fn output_rows(src: [&[f32]; A], dst: &mut [f32], c: usize);
-}
-
-/// F(4x4, 3x3).
-struct F4;
-
-impl Transform<6> for F4 {
-    const M: usize = 4;
-    const G: [[f64; 3]; 6] = [
-        [1.0 / 4.0, 0.0, 0.0],
-        [-1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0],
-        [-1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0],
-        [1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0],
-        [1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0],
-        [0.0, 0.0, 1.0],
-    ];
-    /// Rows 0, 1 and 5 of `G`: `g0 = 4 u0`, `g2 = u5`, `g1 = -6 u1 - g0 - g2`.
-    const G_INV: [[f64; 6]; 3] = [
-        [4.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-        [-4.0, -6.0, 0.0, 0.0, 0.0, -1.0],
-        [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
-    ];
-
-    #[inline(always)]
-    fn input_rows(src: [&[f32]; 6], dst: [&mut [f32]; 6], c: usize) {
-        let [d0, d1, d2, d3, d4, d5] = src.map(|row| &row[..c]);
-        let [o0, o1, o2, o3, o4, o5] = dst.map(|row| &mut row[..c]);
-        // Each output row a parameter of its own, so that the compiler knows they alias
-        // nothing and vectorizes without runtime overlap checks (a 6% slower fp32 net else).
-        #[allow(clippy::too_many_arguments)]
-        #[inline(always)]
-        fn kernel(
-            d: [&[f32]; 6],
-            o0: &mut [f32],
-            o1: &mut [f32],
-            o2: &mut [f32],
-            o3: &mut [f32],
-            o4: &mut [f32],
-            o5: &mut [f32],
-        ) {
-            let [d0, d1, d2, d3, d4, d5] = d;
-            for i in 0..o0.len() {
-                let (a0, a1, a2, a3, a4, a5) = (d0[i], d1[i], d2[i], d3[i], d4[i], d5[i]);
-                o0[i] = 4.0 * a0 - 5.0 * a2 + a4;
-                o1[i] = -4.0 * (a1 + a2) + a3 + a4;
-                o2[i] = 4.0 * (a1 - a2) - a3 + a4;
-                o3[i] = 2.0 * (a3 - a1) - a2 + a4;
-                o4[i] = 2.0 * (a1 - a3) - a2 + a4;
-                o5[i] = 4.0 * a1 - 5.0 * a3 + a5;
-            }
-        }
-        kernel([d0, d1, d2, d3, d4, d5], o0, o1, o2, o3, o4, o5);
-    }
-
-    #[inline(always)]
-    fn output_rows(src: [&[f32]; 6], dst: &mut [f32], c: usize) {
-        let (o0, rest) = dst.split_at_mut(c);
-        let (o1, rest) = rest.split_at_mut(c);
-        let (o2, o3) = rest.split_at_mut(c);
-        let [m0, m1, m2, m3, m4, m5] = src;
-        for i in 0..c {
-            let (p12, n12) = (m1[i] + m2[i], m1[i] - m2[i]);
-            let (p34, n34) = (m3[i] + m4[i], m3[i] - m4[i]);
-            o0[i] = m0[i] + p12 + p34;
-            o1[i] = n12 + 2.0 * n34;
-            o2[i] = p12 + 4.0 * p34;
-            o3[i] = n12 + 8.0 * n34 + m5[i];
-        }
-    }
-}
-
-/// F(2x2, 3x3).
-struct F2;
-
-impl Transform<4> for F2 {
-    const M: usize = 2;
-    const G: [[f64; 3]; 4] = [
-        [1.0, 0.0, 0.0],
-        [0.5, 0.5, 0.5],
-        [0.5, -0.5, 0.5],
-        [0.0, 0.0, 1.0],
-    ];
-    /// `g0 = u0`, `g1 = u1 - u2`, `g2 = u3`.
-    const G_INV: [[f64; 4]; 3] = [
-        [1.0, 0.0, 0.0, 0.0],
-        [0.0, 1.0, -1.0, 0.0],
-        [0.0, 0.0, 0.0, 1.0],
-    ];
-
-    #[inline(always)]
-    fn input_rows(src: [&[f32]; 4], dst: [&mut [f32]; 4], c: usize) {
-        let src = src.map(|row| &row[..c]);
-        let [o0, o1, o2, o3] = dst.map(|row| &mut row[..c]);
-        // One parameter per output row, as in F4's.
-        #[inline(always)]
-        fn kernel(d: [&[f32]; 4], o0: &mut [f32], o1: &mut [f32], o2: &mut [f32], o3: &mut [f32]) {
-            let [d0, d1, d2, d3] = d;
-            for i in 0..o0.len() {
-                o0[i] = d0[i] - d2[i];
-                o1[i] = d1[i] + d2[i];
-                o2[i] = d2[i] - d1[i];
-                o3[i] = d1[i] - d3[i];
-            }
-        }
-        kernel(src, o0, o1, o2, o3);
-    }
-
-    #[inline(always)]
-    fn output_rows(src: [&[f32]; 4], dst: &mut [f32], c: usize) {
-        let (o0, o1) = dst.split_at_mut(c);
-        let [m0, m1, m2, m3] = src;
-        for i in 0..c {
-            o0[i] = m0[i] + m1[i] + m2[i];
-            o1[i] = m1[i] - m2[i] - m3[i];
-        }
-    }
-}
-
-/// The tile sizes a convolution can run on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tile {
-    F4x4,
-    F2x2,
-}
-
-impl Tile {
-    /// Transform side.
-    fn a(self) -> usize {
-        match self {
-            Tile::F4x4 => 6,
-            Tile::F2x2 => 4,
-        }
-    }
-
-    /// Output tile side.
-    fn m(self) -> usize {
-        match self {
-            Tile::F4x4 => F4::M,
-            Tile::F2x2 => F2::M,
-        }
-    }
-}
+use super::shapes::Frame;
+use crate::nn::kernels::winograd::{self as transforms, Boards, Tile, Transform, F2, F4};
 
 /// A 3x3 convolution's filters in a Winograd transform domain: one `in x out` matrix per
 /// transform point, each in the precision its product runs in.
@@ -226,7 +74,7 @@ impl Filters {
         let a = self.tile.a();
         let per_board = self.tiles_per_board(frame);
         let tiles = (batch * per_board).min(CHUNK_TILES.max(per_board));
-        a * a * tiles * (cin + cout) + a * a * cin.max(cout) + a * cin.max(cout) + cin
+        a * a * tiles * (cin + cout) + transforms::scratch_len(self.tile, cin.max(cout))
     }
 
     /// Tiles covering one board of shape `frame`.
@@ -262,10 +110,7 @@ impl Filters {
             };
             let input = &input[first * area * cin..(first + n) * area * cin];
             let out = &mut out[first * area * cout..(first + n) * area * cout];
-            match self.tile {
-                Tile::F4x4 => convolve::<6, F4>(&self.points, shape, input, out, scratch),
-                Tile::F2x2 => convolve::<4, F2>(&self.points, shape, input, out, scratch),
-            }
+            convolve(self.tile, &self.points, shape, input, out, scratch);
             first += n;
         }
     }
@@ -340,62 +185,10 @@ fn untransform_filters<const A: usize, T: Transform<A>>(
     weights
 }
 
-/// `A` consecutive `c`-long rows of `buf` starting at row `first`, `stride` rows apart.
-#[inline(always)]
-fn rows<const A: usize>(buf: &[f32], first: usize, stride: usize, c: usize) -> [&[f32]; A] {
-    std::array::from_fn(|k| &buf[(first + k * stride) * c..(first + k * stride + 1) * c])
-}
-
-/// [`rows`], mutable.
-#[inline(always)]
-fn rows_mut<const A: usize>(
-    buf: &mut [f32],
-    first: usize,
-    stride: usize,
-    c: usize,
-) -> [&mut [f32]; A] {
-    let mut rest = &mut buf[first * c..];
-    std::array::from_fn(|k| {
-        let step = if k + 1 < A { stride * c } else { c };
-        let (row, tail) = std::mem::take(&mut rest).split_at_mut(step);
-        rest = tail;
-        &mut row[..c]
-    })
-}
-
-/// [`Filters::convolve`] for one tile size: with AVX2 and FMA where the CPU has them.
-fn convolve<const A: usize, T: Transform<A>>(
-    filters: &[Weights],
-    shape: Shape,
-    input: &[f32],
-    out: &mut [f32],
-    scratch: &mut [f32],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if super::gemm::best_isa() != super::gemm::Isa::Portable {
-        // SAFETY: best_isa() found AVX2 and FMA (or AVX-512, which implies them on every
-        // CPU that has it).
-        unsafe {
-            return convolve_avx2::<A, T>(filters, shape, input, out, scratch);
-        };
-    }
-    convolve_body::<A, T>(filters, shape, input, out, scratch)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn convolve_avx2<const A: usize, T: Transform<A>>(
-    filters: &[Weights],
-    shape: Shape,
-    input: &[f32],
-    out: &mut [f32],
-    scratch: &mut [f32],
-) {
-    convolve_body::<A, T>(filters, shape, input, out, scratch)
-}
-
-#[inline(always)]
-fn convolve_body<const A: usize, T: Transform<A>>(
+/// [`Filters::convolve`] on boards covered by `tiles` tiles: the input transform, one product
+/// per transform point, the output transform.
+fn convolve(
+    tile: Tile,
     filters: &[Weights],
     shape: Shape,
     input: &[f32],
@@ -409,94 +202,22 @@ fn convolve_body<const A: usize, T: Transform<A>>(
         frame,
         accumulate,
     } = shape;
-    let m = T::M;
-    let points = A * A;
-    let (w, h) = (frame.width, frame.height);
-    let (tw, th) = (w.div_ceil(m), h.div_ceil(m));
-    let tiles = batch * tw * th;
-    let area = frame.area();
+    let points = tile.a() * tile.a();
+    let boards = Boards {
+        batch,
+        width: frame.width,
+        height: frame.height,
+    };
+    let tiles = boards.tiles(tile.m());
     let (v, rest) = scratch.split_at_mut(points * tiles * cin);
     let (prod, rest) = rest.split_at_mut(points * tiles * cout);
-    let (tmp, rest) = rest.split_at_mut(A * A * cin.max(cout));
-    let (row_buf, rest) = rest.split_at_mut(A * cin.max(cout));
-    let zero = &mut rest[..cin];
-    zero.fill(0.0);
-    let zero: &[f32] = zero;
-
-    // Input transform: V[point][tile][cin].
-    for b in 0..batch {
-        let board = &input[b * area * cin..(b + 1) * area * cin];
-        for ty in 0..th {
-            for tx in 0..tw {
-                let tile = (b * th + ty) * tw + tx;
-                let at = |i: usize, j: usize| -> &[f32] {
-                    let y = (m * ty + i) as isize - 1;
-                    let x = (m * tx + j) as isize - 1;
-                    if y >= 0 && x >= 0 && (y as usize) < h && (x as usize) < w {
-                        let p = y as usize * w + x as usize;
-                        &board[p * cin..(p + 1) * cin]
-                    } else {
-                        zero
-                    }
-                };
-                // Columns first: tmp[j][i] = (B^T d)[i][j].
-                for j in 0..A {
-                    let src = std::array::from_fn(|k| at(k, j));
-                    T::input_rows(src, rows_mut(tmp, j * A, 1, cin), cin);
-                }
-                // Then rows, straight into V: V[i][j] = (B^T d B)[i][j].
-                for i in 0..A {
-                    let dst = rows_mut(v, i * A * tiles + tile, tiles, cin);
-                    T::input_rows(rows(tmp, i, A, cin), dst, cin);
-                }
-            }
-        }
-    }
-
-    // One product per transform point.
+    transforms::transform_input(tile, boards, cin, input, v, rest);
     for (point, filter) in filters.iter().enumerate() {
         let a = &v[point * tiles * cin..(point + 1) * tiles * cin];
         let c = &mut prod[point * tiles * cout..(point + 1) * tiles * cout];
         filter.multiply(tiles, a, cin, c, false);
     }
-
-    // Output transform.
-    for b in 0..batch {
-        let board = &mut out[b * area * cout..(b + 1) * area * cout];
-        for ty in 0..th {
-            for tx in 0..tw {
-                let tile = (b * th + ty) * tw + tx;
-                // Columns first: tmp[j][i] = (A^T m)[i][j] for i < M.
-                for j in 0..A {
-                    let src = std::array::from_fn(|k| {
-                        let p = ((k * A + j) * tiles + tile) * cout;
-                        &prod[p..p + cout]
-                    });
-                    T::output_rows(src, &mut tmp[j * m * cout..(j + 1) * m * cout], cout);
-                }
-                for i in 0..m {
-                    let y = m * ty + i;
-                    if y >= h {
-                        break;
-                    }
-                    T::output_rows(rows(tmp, i, m, cout), &mut row_buf[..m * cout], cout);
-                    for j in 0..m {
-                        let x = m * tx + j;
-                        if x >= w {
-                            break;
-                        }
-                        let dst = &mut board[(y * w + x) * cout..(y * w + x + 1) * cout];
-                        let src = &row_buf[j * cout..(j + 1) * cout];
-                        if accumulate {
-                            dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
-                        } else {
-                            dst.copy_from_slice(src);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    transforms::transform_output(tile, boards, cout, prod, out, accumulate, rest);
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! softmax, score scalings per model version, ownership tanh. All from the side to move's
 //! view; [`NetEval::to_view`] turns a result to Black's or White's.
 
-use super::forward::{Network, RawEval};
+use super::io::RawEval;
+use super::network::Network;
 use crate::Color;
 
 /// The `rootPolicyOptimism` KataGo's GTP engine uses by default (and so `kata-raw-nn`) for
@@ -143,8 +144,22 @@ pub fn postprocess(
     let area = raw.width * raw.height;
     (out.width, out.height) = (raw.width, raw.height);
     out.view = to_move;
+    policy(net, raw, legal, options, out);
+    values(net, raw, options, out);
+    out.ownership.clear();
+    out.ownership
+        .extend(raw.ownership[..area].iter().map(|o| o.tanh()));
+}
 
-    // Policy: blend toward the optimistic channel, softmax over legal moves.
+/// The policy: blended toward the optimistic channel, a softmax over the legal moves.
+fn policy(
+    net: &Network,
+    raw: &RawEval,
+    legal: &[bool],
+    options: &PostProcessOptions,
+    out: &mut NetEval,
+) {
+    let area = raw.width * raw.height;
     let optimistic = net.policy_channels() >= 2;
     let opt = if optimistic {
         options.policy_optimism
@@ -211,8 +226,10 @@ pub fn postprocess(
             f32::NAN
         };
     }
+}
 
-    // Value and scores, in f64 as KataGo does.
+/// The value and the scores, in f64 as KataGo computes them.
+fn values(net: &Network, raw: &RawEval, options: &PostProcessOptions, out: &mut NetEval) {
     let version = net.version();
     let pp = net.post_process();
     let win_logit = raw.value[0] as f64;
@@ -271,8 +288,4 @@ pub fn postprocess(
         out.shortterm_winloss_error = -1.0;
         out.shortterm_score_error = -1.0;
     }
-
-    out.ownership.clear();
-    out.ownership
-        .extend(raw.ownership[..area].iter().map(|o| o.tanh()));
 }

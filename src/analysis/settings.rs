@@ -174,7 +174,7 @@ pub struct SearchSettings {
     /// analysed position (KataGo's analysis engine's default, true).
     pub ignore_pre_root_history: bool,
     /// `rootSymmetryPruning`: search one of each set of moves a symmetry of
-    /// the position makes equal ([`super::symmetry`]; KataGo's default, true).
+    /// the position makes equal ([`crate::engine::root_choices`]; KataGo's default, true).
     pub root_symmetry_pruning: bool,
     /// `rootPolicyTemperature` (also a query field): the root's priors are
     /// the policy raised to 1/T and renormalised.

@@ -1,4 +1,4 @@
-//! The GTP v2 engine front end: a session that owns the [`Game`], the clock and
+//! The GTP v2 engine front end: a session that owns the game, the clock and
 //! an [`Engine`], reads commands on its own stdin thread and writes responses.
 //!
 //! Threads: a reader thread turns every input line into an `Event`; the

@@ -1,5 +1,5 @@
 //! SGF for Go: the typed view of a parsed game tree (board size, komi,
-//! handicap, rules, setup stones, moves), loading a [`Game`] from a record,
+//! handicap, rules, setup stones, moves), loading a [`Game`](crate::Game) from a record,
 //! writing one back, and `tengen check`.
 //!
 //! - [`parse`](mod@parse): bytes → raw tree (no Go knowledge).
@@ -8,7 +8,7 @@
 //!   compressed point lists included) and moves (`B`/`W`; `B[]` and, on boards
 //!   up to 19x19, `B[tt]` are passes). Values are read leniently (`HA[0]`,
 //!   `PL[b]`, `KM[6,5]`, Fox's `KM[750]`); points are range-checked.
-//! - [`write`](mod@write): a [`Game`] as FF\[4\] text.
+//! - [`write`](mod@write): a [`Game`](crate::Game) as FF\[4\] text.
 //! - [`check`]: replay with every rule violation collected.
 //!
 //! ```

@@ -2,7 +2,7 @@
 //! F(4x4, 3x3) ([`Tile::F4x4`], points 0, ±1, ±2, ∞) and F(2x2, 3x3) ([`Tile::F2x2`], points 0,
 //! ±1, ∞), the input transform of a batch of NHWC boards into the transform domain and the
 //! output transform back. They run over whole channel rows, so they vectorize: compiled for
-//! AVX2+FMA where [`cpu`](super::cpu) allows it, portable otherwise (the same arithmetic, so
+//! AVX2+FMA where [`cpu`] allows it, portable otherwise (the same arithmetic, so
 //! the same results). The filters' transforms and the products between these two live with
 //! the convolution (`net/winograd.rs`).
 

@@ -40,7 +40,7 @@ pub struct RawEval {
 }
 
 impl RawEval {
-    /// An output holder for boards up to `MAX_BOARD_SIZE`, filled by [`Network::evaluate`].
+    /// An output holder for boards up to `MAX_BOARD_SIZE`, filled by [`Network::evaluate`](super::network::Network::evaluate).
     pub fn new() -> Self {
         let area = MAX_BOARD_SIZE * MAX_BOARD_SIZE;
         RawEval {
@@ -61,7 +61,7 @@ impl Default for RawEval {
     }
 }
 
-/// A misuse of [`Network::evaluate`] (sizes that do not match the workspace or the net).
+/// A misuse of [`Network::evaluate`](super::network::Network::evaluate) (sizes that do not match the workspace or the net).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvalError(pub String);
 

@@ -84,7 +84,7 @@ impl Filters {
     }
 
     /// Convolves `batch` boards (NHWC, the filters' input channels) into `out` (their output
-    /// channels), adding to it when `accumulate`, [`CHUNK_TILES`] tiles at a time. `scratch`
+    /// channels), adding to it when `accumulate`, `CHUNK_TILES` tiles at a time. `scratch`
     /// holds [`Filters::scratch_len`] floats for a frame at least as large as `frame`.
     pub fn convolve(
         &self,

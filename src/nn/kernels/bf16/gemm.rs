@@ -2,7 +2,7 @@
 //! significant bits, fp32's range), products summed in fp32, as AVX512-BF16's `vdpbf16ps` and
 //! AMX's `tdpbf16ps` compute them.
 //!
-//! Two kernels, chosen at run time ([`best_isa`], as [`cpu`](crate::nn::kernels::cpu) allows):
+//! Two kernels, chosen at run time ([`best_isa`], as [`cpu`] allows):
 //! - **AVX512-BF16** (Zen 4 and later, Intel since Cooper Lake): the right-hand matrix packed once
 //!   as pairs of bf16 (rows `2t` and `2t+1` of a column in one 32-bit lane), the left one rounded
 //!   per call into a per-thread buffer of such pairs, then one `vdpbf16ps` does 32 multiply-adds

@@ -1,7 +1,7 @@
 //! Single-precision matrix product `C (m x n) = A (m x k) * B (k x n) [+ C]` against a constant
 //! right-hand matrix packed once at load time into 16-column panels ([`PackedMatrix`]).
 //!
-//! Runtime dispatch picks an AVX-512 or AVX2+FMA micro-kernel when [`cpu`](super::super::cpu)
+//! Runtime dispatch picks an AVX-512 or AVX2+FMA micro-kernel when [`cpu`]
 //! allows it, a portable loop otherwise; nothing is allocated per call. The left matrix is read
 //! in place (row-major, any row stride), so im2col rows and NHWC activations feed it directly.
 

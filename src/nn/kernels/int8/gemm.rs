@@ -3,7 +3,7 @@
 //! (symmetric, one scale per row). Products are summed exactly in 32-bit integers; the result is
 //! `sum * a_scale[i] * b_scale[j]`. Every kernel gives the same integers, so the same floats.
 //!
-//! Four kernels, chosen at run time ([`best_isa`], as [`cpu`](crate::nn::kernels::cpu) allows):
+//! Four kernels, chosen at run time ([`best_isa`], as [`cpu`] allows):
 //! - **AVX512-VNNI** (Zen 4 and later, Intel since Ice Lake): `vpdpbusd` sums four unsigned by
 //!   signed byte products into each of 16 lanes, 64 multiply-adds per instruction where an fp32
 //!   FMA does 16. Its unsigned side is `A` offset by 128 (the sign bit flipped when the row is

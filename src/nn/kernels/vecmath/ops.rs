@@ -1,5 +1,5 @@
 //! The dispatch of the vector kernels: softmax over rows, the SwiGLU gate, SiLU and Mish, each
-//! on the kernel [`cpu`](crate::nn::kernels::cpu) allows. Every norm of a net and every
+//! on the kernel [`cpu`] allows. Every norm of a net and every
 //! attention row runs through them (millions of exponentials per evaluation), so these are hot
 //! paths; they allocate nothing.
 

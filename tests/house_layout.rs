@@ -40,7 +40,6 @@ const FLOORS: &[(&str, u32)] = &[
 const SAME_FLOOR: &[(&str, &str)] = &[
     ("gtp", "sgf"),
     ("match_runner", "sgf"),
-    ("input_line", "go"),
     ("time", "engine"),
 ];
 

@@ -4,12 +4,14 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use tengen::config::RuleArgs;
 use tengen::engine::Limits;
 use tengen::go::rules::Preset;
 use tengen::nn::metadata::SgfMetadata;
-use tengen::nn::{NetSource, Precision, PrecisionChoice};
+use tengen::nn::{NetSource, Network, Precision, PrecisionChoice};
 use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
 use tengen::search::levels::Level;
@@ -401,88 +403,16 @@ fn gtp(args: EngineArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut main_name = String::new();
-    let network = if args.classical {
-        if !args.quiet {
-            tengen::log_line!(
-                "tengen: no network (--classical): playouts evaluate the search's leaves"
-            );
-        }
-        None
-    } else {
-        let source = NetSource::choose(args.model.as_deref(), &|name| std::env::var_os(name));
-        main_name = source.model_name();
-        match load_network(&source, args.precision, args.quiet) {
-            Ok(net) if net.needs_metadata() && human_profile.is_none() => {
-                // KataGo refuses too: the net cannot evaluate without the metadata.
-                tengen::log_line!(
-                    "tengen: {source}: SGFMetadata is required by this human-SL net: give a \
-                     profile with --human-profile (rank_20k … rank_9d, preaz_…, rank_B_W, \
-                     proyear_YYYY)"
-                );
-                return ExitCode::FAILURE;
-            }
-            Ok(net) => Some(net),
-            Err(e) => {
-                tengen::log_line!("tengen: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
+    let Ok((network, main_name)) = main_network(&args, human_profile.is_some()) else {
+        return ExitCode::FAILURE;
     };
-    let config = SearchConfig {
-        human_profile,
-        threads: args.threads as usize,
-        seed: args.seed,
-        tt_mb: args.tt_mb as usize,
-        resign_threshold: args.resign_threshold,
-        transpositions: !args.plain_tree,
-        score_weight: args.score_weight,
-        batch: args
-            .batch
-            .map_or(tengen::search::network::DEFAULT_BATCH, usize::from),
-        rave_equiv: args.rave_equiv,
-        exploration: args.exploration,
-        policy_optimism: args.policy_optimism,
-        root_policy_optimism: args.root_policy_optimism,
-        puct: PuctConfig {
-            stdev_scale: args.stdev_scale,
-            value_weight_exponent: args.value_weight_exponent,
-            noise_prune_scale: args.noise_prune_scale,
-            subtree_bias_factor: args.subtree_bias,
-            c_puct: args.cpuct,
-            ..PuctConfig::default()
-        },
-        priors: PriorWeights {
-            opening_sense: args.opening_sense,
-            ..PriorWeights::default()
-        },
-        playout_policy: match args.playouts_policy {
-            PlayoutArg::Light => Policy::Light,
-            PlayoutArg::Heavy => Policy::Heavy,
-        },
-        ..SearchConfig::default()
-    };
+    let config = search_config(&args, human_profile);
     if network.is_none() && !args.quiet {
         tengen::log_line!("tengen: classical search: {}", describe_classical(&config));
     }
     let human_source = args.human_model.clone().map(NetSource::HumanFlag);
-    let human_network = match &human_source {
-        None => None,
-        Some(source) => match load_network(source, args.precision, args.quiet) {
-            Ok(net) => {
-                if !net.needs_metadata() {
-                    tengen::log_line!(
-                        "tengen: warning: the --human-model net takes no SGF metadata: is it a \
-                         human-SL net?"
-                    );
-                }
-                Some(net)
-            }
-            Err(e) => {
-                tengen::log_line!("tengen: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
+    let Ok(human_network) = human_network(human_source.as_ref(), &args) else {
+        return ExitCode::FAILURE;
     };
     let engine = match &network {
         Some(net) => MctsEngine::with_network(config, net.clone()),
@@ -514,6 +444,105 @@ fn gtp(args: EngineArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The main net (`None` with `--classical`) and its name for
+/// `kata-get-models`; `Err` after a message on stderr.
+fn main_network(
+    args: &EngineArgs,
+    has_profile: bool,
+) -> Result<(Option<Arc<Network>>, String), ()> {
+    let mut main_name = String::new();
+    let network = if args.classical {
+        if !args.quiet {
+            tengen::log_line!(
+                "tengen: no network (--classical): playouts evaluate the search's leaves"
+            );
+        }
+        None
+    } else {
+        let source = NetSource::choose(args.model.as_deref(), &|name| std::env::var_os(name));
+        main_name = source.model_name();
+        match load_network(&source, args.precision, args.quiet) {
+            Ok(net) if net.needs_metadata() && !has_profile => {
+                // KataGo refuses too: the net cannot evaluate without the metadata.
+                tengen::log_line!(
+                    "tengen: {source}: SGFMetadata is required by this human-SL net: give a \
+                     profile with --human-profile (rank_20k … rank_9d, preaz_…, rank_B_W, \
+                     proyear_YYYY)"
+                );
+                return Err(());
+            }
+            Ok(net) => Some(net),
+            Err(e) => {
+                tengen::log_line!("tengen: {e}");
+                return Err(());
+            }
+        }
+    };
+    Ok((network, main_name))
+}
+
+/// The search's settings from the command line.
+fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> SearchConfig {
+    SearchConfig {
+        human_profile,
+        threads: args.threads as usize,
+        seed: args.seed,
+        tt_mb: args.tt_mb as usize,
+        resign_threshold: args.resign_threshold,
+        transpositions: !args.plain_tree,
+        score_weight: args.score_weight,
+        batch: args
+            .batch
+            .map_or(tengen::search::network::DEFAULT_BATCH, usize::from),
+        rave_equiv: args.rave_equiv,
+        exploration: args.exploration,
+        policy_optimism: args.policy_optimism,
+        root_policy_optimism: args.root_policy_optimism,
+        puct: PuctConfig {
+            stdev_scale: args.stdev_scale,
+            value_weight_exponent: args.value_weight_exponent,
+            noise_prune_scale: args.noise_prune_scale,
+            subtree_bias_factor: args.subtree_bias,
+            c_puct: args.cpuct,
+            ..PuctConfig::default()
+        },
+        priors: PriorWeights {
+            opening_sense: args.opening_sense,
+            ..PriorWeights::default()
+        },
+        playout_policy: match args.playouts_policy {
+            PlayoutArg::Light => Policy::Light,
+            PlayoutArg::Heavy => Policy::Heavy,
+        },
+        ..SearchConfig::default()
+    }
+}
+
+/// The `--human-model` net, if any; `Err` after a message on stderr.
+fn human_network(
+    source: Option<&NetSource>,
+    args: &EngineArgs,
+) -> Result<Option<Arc<Network>>, ()> {
+    Ok(match source {
+        None => None,
+        Some(source) => match load_network(source, args.precision, args.quiet) {
+            Ok(net) => {
+                if !net.needs_metadata() {
+                    tengen::log_line!(
+                        "tengen: warning: the --human-model net takes no SGF metadata: is it a \
+                         human-SL net?"
+                    );
+                }
+                Some(net)
+            }
+            Err(e) => {
+                tengen::log_line!("tengen: {e}");
+                return Err(());
+            }
+        },
+    })
 }
 
 /// Loads a network, saying on stderr where it came from, how long it took
@@ -646,75 +675,13 @@ fn main() -> ExitCode {
             search,
             precision,
             ..
-        }) => {
-            let rounds = usize::from(rounds);
-            let round = tengen::time::duration(seconds.max(0.01));
-            let net = match load_network(&NetSource::Flag(path), precision, false) {
-                Ok(net) => net,
-                Err(e) => {
-                    tengen::log_line!("tengen bench: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            if search {
-                let positions = tengen::bench::middle_game_positions(&net, &[60, 100, 140]);
-                for threads in [1, 2] {
-                    for batch in [1, 4, 8] {
-                        let rate = tengen::bench::network_search_speed(
-                            &net, &positions, threads, batch, rounds, round,
-                        );
-                        println!("{rate}");
-                    }
-                }
-            } else {
-                for size in [19, 9] {
-                    for batch in [1, 8] {
-                        for threads in [1, 2] {
-                            let rate = tengen::bench::network_speed(
-                                &net, size, batch, threads, rounds, round,
-                            );
-                            println!("{rate}");
-                        }
-                    }
-                }
-            }
-            if let Some((peak, _)) = tengen::bench::memory_mb() {
-                println!("peak resident memory: {peak:.0} MB");
-            }
-            ExitCode::SUCCESS
-        }
+        }) => network_bench(path, precision, search, rounds, seconds),
         Some(Command::Bench {
             rounds,
             seconds,
             seed,
             ..
-        }) => {
-            let rounds = usize::from(rounds);
-            let round = tengen::time::duration(seconds.max(0.01));
-            for policy in [Policy::Light, Policy::Heavy] {
-                for size in [19, 9] {
-                    println!(
-                        "{}",
-                        tengen::bench::playouts(size, policy, rounds, round, seed)
-                    );
-                }
-            }
-            for policy in [Policy::Light, Policy::Heavy] {
-                for size in [19, 9] {
-                    let rate = tengen::bench::search_speed(size, policy, rounds, round, seed);
-                    println!("{rate}");
-                }
-            }
-            for size in [19, 9] {
-                let taken = tengen::bench::time_limit_taken(size, round, seed);
-                println!(
-                    "{size}x{size} genmove with a {:.3} s limit: took {:.3} s",
-                    round.as_secs_f64(),
-                    taken.as_secs_f64()
-                );
-            }
-            ExitCode::SUCCESS
-        }
+        }) => classical_bench(rounds, seconds, seed),
         Some(Command::Check {
             paths,
             rules,
@@ -722,39 +689,7 @@ fn main() -> ExitCode {
             quiet,
             variations,
             threads,
-        }) => {
-            let threads = threads.map(usize::from).unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            });
-            let options = tengen::sgf::batch::BatchOptions {
-                json,
-                quiet,
-                threads,
-                lines: if variations {
-                    tengen::sgf::check::Lines::AllVariations
-                } else {
-                    tengen::sgf::check::Lines::MainLine
-                },
-            };
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
-            match tengen::sgf::batch::run(&paths, &rules, options, &mut out) {
-                Ok(summary) => {
-                    if summary.files == 0 {
-                        let names: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
-                        tengen::log_line!(
-                            "tengen check: no SGF file found in {} (files must end in .sgf)",
-                            names.join(", ")
-                        );
-                    }
-                    ExitCode::from(summary.exit_code())
-                }
-                Err(e) => {
-                    tengen::log_line!("tengen check: cannot write the report: {e}");
-                    ExitCode::from(2)
-                }
-            }
-        }
+        }) => check(&paths, &rules, json, quiet, variations, threads),
         Some(Command::Match(args)) => {
             match tengen::match_runner::run(&args, &mut std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -781,6 +716,122 @@ fn main() -> ExitCode {
         }
         Some(Command::Gtp(args)) => gtp(args),
         None => gtp(cli.engine),
+    }
+}
+
+/// `tengen bench --model PATH [--search]`: the net's evaluations per
+/// second, or the search's visits per second over it.
+fn network_bench(
+    path: PathBuf,
+    precision: PrecisionChoice,
+    search: bool,
+    rounds: u16,
+    seconds: f64,
+) -> ExitCode {
+    let rounds = usize::from(rounds);
+    let round = tengen::time::duration(seconds.max(0.01));
+    let net = match load_network(&NetSource::Flag(path), precision, false) {
+        Ok(net) => net,
+        Err(e) => {
+            tengen::log_line!("tengen bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if search {
+        let positions = tengen::bench::middle_game_positions(&net, &[60, 100, 140]);
+        for threads in [1, 2] {
+            for batch in [1, 4, 8] {
+                let rate = tengen::bench::network_search_speed(
+                    &net, &positions, threads, batch, rounds, round,
+                );
+                println!("{rate}");
+            }
+        }
+    } else {
+        for size in [19, 9] {
+            for batch in [1, 8] {
+                for threads in [1, 2] {
+                    let rate =
+                        tengen::bench::network_speed(&net, size, batch, threads, rounds, round);
+                    println!("{rate}");
+                }
+            }
+        }
+    }
+    if let Some((peak, _)) = tengen::bench::memory_mb() {
+        println!("peak resident memory: {peak:.0} MB");
+    }
+    ExitCode::SUCCESS
+}
+
+/// `tengen bench`: playouts, the classical search and the clock.
+fn classical_bench(rounds: u16, seconds: f64, seed: u64) -> ExitCode {
+    let rounds = usize::from(rounds);
+    let round = tengen::time::duration(seconds.max(0.01));
+    for policy in [Policy::Light, Policy::Heavy] {
+        for size in [19, 9] {
+            println!(
+                "{}",
+                tengen::bench::playouts(size, policy, rounds, round, seed)
+            );
+        }
+    }
+    for policy in [Policy::Light, Policy::Heavy] {
+        for size in [19, 9] {
+            let rate = tengen::bench::search_speed(size, policy, rounds, round, seed);
+            println!("{rate}");
+        }
+    }
+    for size in [19, 9] {
+        let taken = tengen::bench::time_limit_taken(size, round, seed);
+        println!(
+            "{size}x{size} genmove with a {:.3} s limit: took {:.3} s",
+            round.as_secs_f64(),
+            taken.as_secs_f64()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// `tengen check PATHS`: every illegal move of the SGF files found.
+fn check(
+    paths: &[PathBuf],
+    rules: &RuleArgs,
+    json: bool,
+    quiet: bool,
+    variations: bool,
+    threads: Option<u16>,
+) -> ExitCode {
+    let threads = threads.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let options = tengen::sgf::batch::BatchOptions {
+        json,
+        quiet,
+        threads,
+        lines: if variations {
+            tengen::sgf::check::Lines::AllVariations
+        } else {
+            tengen::sgf::check::Lines::MainLine
+        },
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match tengen::sgf::batch::run(paths, rules, options, &mut out) {
+        Ok(summary) => {
+            if summary.files == 0 {
+                let names: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
+                tengen::log_line!(
+                    "tengen check: no SGF file found in {} (files must end in .sgf)",
+                    names.join(", ")
+                );
+            }
+            ExitCode::from(summary.exit_code())
+        }
+        Err(e) => {
+            tengen::log_line!("tengen check: cannot write the report: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -37,11 +37,7 @@ const FLOORS: &[(&str, u32)] = &[
 ];
 
 /// Rooms on one floor that may import another (importer, imported).
-const SAME_FLOOR: &[(&str, &str)] = &[
-    ("gtp", "sgf"),
-    ("match_runner", "sgf"),
-    ("time", "engine"),
-];
+const SAME_FLOOR: &[(&str, &str)] = &[("gtp", "sgf"), ("match_runner", "sgf"), ("time", "engine")];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

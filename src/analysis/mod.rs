@@ -158,6 +158,71 @@ fn config_names(options: &Options) -> (String, String) {
 /// # Errors
 /// A config or net that cannot be read: the message for stderr.
 pub fn run(options: &Options) -> Result<(), String> {
+    let settings = engine_settings(options)?;
+    let net = load(&options.model, settings.precision)?;
+    let human = options
+        .human_model
+        .as_deref()
+        .map(|path| load(path, settings.precision))
+        .transpose()?;
+    if let Some(h) = &human {
+        if !h.needs_metadata() {
+            crate::log_line!(
+                "tengen analysis: warning: the -human-model net takes no SGF metadata: is it a human-SL net?"
+            );
+        }
+    }
+    if net.needs_metadata() && settings.search.human_profile.is_none() {
+        crate::log_line!(
+            "tengen analysis: this is a human-SL net: queries must give humanSLProfile in overrideSettings"
+        );
+    }
+    let (states, cache) = workers(&settings, &net, human.as_ref())?;
+    let shared = Arc::new(Shared {
+        out: Output::new(Box::new(std::io::stdout())),
+        queue: Mutex::new(Queue::default()),
+        wake: Condvar::new(),
+        open: Mutex::new(HashMap::new()),
+        cache,
+        models: crate::katago::values::model_list([
+            (options.model.display().to_string(), Some(&*net)),
+            (
+                options
+                    .human_model
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.display().to_string()),
+                human.as_deref(),
+            ),
+        ]),
+    });
+    crate::log_line!("{READY}");
+    let handles: Vec<_> = states
+        .into_iter()
+        .map(|mut w| {
+            let shared = shared.clone();
+            std::thread::spawn(move || w.serve(&shared))
+        })
+        .collect();
+    let cx = Context {
+        settings: &settings,
+        net_needs_profile: net.needs_metadata(),
+    };
+    read_requests(&mut std::io::stdin().lock(), &shared, &cx);
+    if options.quit_without_waiting {
+        shared.out.close();
+        shared.shut_down();
+        return Ok(());
+    }
+    shared.close_queue();
+    for h in handles {
+        let _ = h.join();
+    }
+    Ok(())
+}
+
+/// The engine's settings: the config files, then `-override-config`, then
+/// `-analysis-threads`; notes on stderr about what they leave unused.
+fn engine_settings(options: &Options) -> Result<EngineSettings, String> {
     let mut config = KataGoConfig::default();
     for path in &options.configs {
         let file = KataGoConfig::load(path)?;
@@ -206,24 +271,16 @@ pub fn run(options: &Options) -> Result<(), String> {
             return Err(format!("config: rules: {}", e.message));
         }
     }
-    let net = load(&options.model, settings.precision)?;
-    let human = options
-        .human_model
-        .as_deref()
-        .map(|path| load(path, settings.precision))
-        .transpose()?;
-    if let Some(h) = &human {
-        if !h.needs_metadata() {
-            crate::log_line!(
-                "tengen analysis: warning: the -human-model net takes no SGF metadata: is it a human-SL net?"
-            );
-        }
-    }
-    if net.needs_metadata() && settings.search.human_profile.is_none() {
-        crate::log_line!(
-            "tengen analysis: this is a human-SL net: queries must give humanSLProfile in overrideSettings"
-        );
-    }
+    Ok(settings)
+}
+
+/// One analysis thread per core at most, each with its own engine over the
+/// one net and one shared evaluation cache.
+fn workers(
+    settings: &EngineSettings,
+    net: &Arc<Network>,
+    human: Option<&Arc<Network>>,
+) -> Result<(Vec<Worker>, Arc<Mutex<NetCache>>), String> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let workers = settings
         .analysis_threads
@@ -251,48 +308,9 @@ pub fn run(options: &Options) -> Result<(), String> {
             ..SearchConfig::default()
         };
         let engine = MctsEngine::with_network_cache(config, net.clone(), cache.clone())?;
-        states.push(Worker::new(engine, &net, human.as_ref(), &settings));
+        states.push(Worker::new(engine, net, human, settings));
     }
-    let shared = Arc::new(Shared {
-        out: Output::new(Box::new(std::io::stdout())),
-        queue: Mutex::new(Queue::default()),
-        wake: Condvar::new(),
-        open: Mutex::new(HashMap::new()),
-        cache,
-        models: crate::katago::values::model_list([
-            (options.model.display().to_string(), Some(&*net)),
-            (
-                options
-                    .human_model
-                    .as_ref()
-                    .map_or_else(String::new, |p| p.display().to_string()),
-                human.as_deref(),
-            ),
-        ]),
-    });
-    crate::log_line!("{READY}");
-    let handles: Vec<_> = states
-        .into_iter()
-        .map(|mut w| {
-            let shared = shared.clone();
-            std::thread::spawn(move || w.serve(&shared))
-        })
-        .collect();
-    let cx = Context {
-        settings: &settings,
-        net_needs_profile: net.needs_metadata(),
-    };
-    read_requests(&mut std::io::stdin().lock(), &shared, &cx);
-    if options.quit_without_waiting {
-        shared.out.close();
-        shared.shut_down();
-        return Ok(());
-    }
-    shared.close_queue();
-    for h in handles {
-        let _ = h.join();
-    }
-    Ok(())
+    Ok((states, cache))
 }
 
 /// Loads a net to run in `precision`, saying on stderr what it is.

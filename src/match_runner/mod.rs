@@ -256,52 +256,7 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
         }
     }
     let io = |e: io::Error| format!("cannot write the results: {e}");
-    for (label, player, command) in [("A", &a, &args.black), ("B", &b, &args.white)] {
-        match player.name() {
-            Some(name) => writeln!(out, "{label}: {name} ({command})"),
-            None => writeln!(out, "{label}: {command}"),
-        }
-        .map_err(io)?;
-    }
-    writeln!(
-        out,
-        "{} games, {}x{}, komi {}, rules {} ({}){}{}",
-        args.games,
-        args.size,
-        args.size,
-        spec.settings.komi,
-        preset.name(),
-        describe(spec.rules),
-        match (args.time, args.clock()) {
-            (Some(t), _) => format!(", {t} s per move"),
-            (
-                None,
-                Some(TimeSystem::Byoyomi {
-                    main,
-                    period,
-                    periods,
-                }),
-            ) => format!(", {main} s main time + {periods} x {period} s byo-yomi"),
-            (None, Some(TimeSystem::Absolute { main })) => format!(", {main} s main time"),
-            _ => String::new(),
-        },
-        if args.handicap > 0 {
-            format!(", handicap {} for Black", args.handicap)
-        } else {
-            String::new()
-        }
-    )
-    .map_err(io)?;
-    if let Some(path) = &args.openings {
-        writeln!(
-            out,
-            "openings: the first {} moves of {} games from {}",
-            args.opening_moves,
-            openings.len(),
-            path.display()
-        )
-        .map_err(io)?;
-    }
+    write_header(out, args, &spec, [&a, &b], openings.len()).map_err(io)?;
 
     let mut tally = Tally::default();
     for number in 1..=args.games {
@@ -332,6 +287,63 @@ pub fn run(args: &MatchArgs, out: &mut impl Write) -> Result<(), String> {
     }
     for line in tally.summary_lines(started.elapsed()) {
         writeln!(out, "{line}").map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The match's first lines: the engines, then the games' settings.
+fn write_header(
+    out: &mut impl Write,
+    args: &MatchArgs,
+    spec: &GameSpec,
+    players: [&Player; 2],
+    openings: usize,
+) -> io::Result<()> {
+    for (label, player, command) in [
+        ("A", players[0], &args.black),
+        ("B", players[1], &args.white),
+    ] {
+        match player.name() {
+            Some(name) => writeln!(out, "{label}: {name} ({command})"),
+            None => writeln!(out, "{label}: {command}"),
+        }?;
+    }
+    writeln!(
+        out,
+        "{} games, {}x{}, komi {}, rules {} ({}){}{}",
+        args.games,
+        args.size,
+        args.size,
+        spec.settings.komi,
+        args.rules.preset().unwrap_or(Preset::Chinese).name(),
+        describe(spec.rules),
+        match (args.time, args.clock()) {
+            (Some(t), _) => format!(", {t} s per move"),
+            (
+                None,
+                Some(TimeSystem::Byoyomi {
+                    main,
+                    period,
+                    periods,
+                }),
+            ) => format!(", {main} s main time + {periods} x {period} s byo-yomi"),
+            (None, Some(TimeSystem::Absolute { main })) => format!(", {main} s main time"),
+            _ => String::new(),
+        },
+        if args.handicap > 0 {
+            format!(", handicap {} for Black", args.handicap)
+        } else {
+            String::new()
+        }
+    )?;
+    if let Some(path) = &args.openings {
+        writeln!(
+            out,
+            "openings: the first {} moves of {} games from {}",
+            args.opening_moves,
+            openings,
+            path.display()
+        )?;
     }
     Ok(())
 }

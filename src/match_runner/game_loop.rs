@@ -178,26 +178,7 @@ pub fn play_game(
     };
 
     if let Some(c) = &clock {
-        let flagged = match ending {
-            Ending::Forfeit {
-                loser,
-                on_time: true,
-                ..
-            } => Some(loser),
-            _ => None,
-        };
-        let describe = |color| {
-            if flagged == Some(color) {
-                "flag fallen".to_string()
-            } else {
-                describe_clock(c, color)
-            }
-        };
-        notes.push(format!(
-            "clocks at the end: black {}, white {}",
-            describe(Color::Black),
-            describe(Color::White)
-        ));
+        notes.push(clocks_at_the_end(c, &ending));
     }
     let mut record = match ending {
         Ending::TwoPasses => score_finished(spec, game, black, white, referee, &mut notes),
@@ -205,6 +186,31 @@ pub fn play_game(
     };
     record.notes = notes;
     record
+}
+
+/// The note of both clocks when a timed game ends (the player who lost on
+/// time has a fallen flag).
+fn clocks_at_the_end(c: &Clock, ending: &Ending) -> String {
+    let flagged = match ending {
+        Ending::Forfeit {
+            loser,
+            on_time: true,
+            ..
+        } => Some(*loser),
+        _ => None,
+    };
+    let describe = |color: Color| {
+        if flagged == Some(color) {
+            "flag fallen".to_string()
+        } else {
+            describe_clock(c, color)
+        }
+    };
+    format!(
+        "clocks at the end: black {}, white {}",
+        describe(Color::Black),
+        describe(Color::White)
+    )
 }
 
 /// A player's clock as the game line shows it: main time left, or the

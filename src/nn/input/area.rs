@@ -109,6 +109,8 @@ impl AreaScratch {
         }
     }
 
+    /// Marks in `out` what `pla` owns: its pass-alive chains and territory, and
+    /// the big territories `flags` asks for.
     fn for_player(
         &mut self,
         board: &Board,
@@ -119,17 +121,35 @@ impl AreaScratch {
     ) {
         let own = pla.stone();
         let opp = pla.opp().stone();
-        let geometry = board.geometry();
-        for p in geometry.points() {
+        self.clear(board);
+        let any_own = self.find_chains_and_regions(board, own, opp, suicide_legal);
+        self.count_vital_regions();
+        self.kill_chains(board, opp);
+        self.mark_area(board, pla, flags, any_own, out);
+    }
+
+    /// Empties the buffers for a new colour.
+    fn clear(&mut self, board: &Board) {
+        for p in board.geometry().points() {
             self.region_of[p.index()] = -1;
         }
         self.members.clear();
         self.regions.clear();
         self.vital.clear();
         self.heads.clear();
+    }
 
+    /// Lists the heads of the `own` chains and floods every region, in board
+    /// order; returns whether there is any `own` stone.
+    fn find_chains_and_regions(
+        &mut self,
+        board: &Board,
+        own: Stone,
+        opp: Stone,
+        suicide_legal: bool,
+    ) -> bool {
         let mut any_own = false;
-        for p in geometry.points() {
+        for p in board.geometry().points() {
             let s = board.at(p);
             if s == own {
                 any_own = true;
@@ -140,63 +160,87 @@ impl AreaScratch {
             if self.region_of[p.index()] != -1 || s != Stone::Empty {
                 continue;
             }
-            let idx = self.regions.len();
-            let mut region = Region {
-                start: self.members.len() as u32,
-                vital_start: self.vital.len() as u32,
-                ..Region::default()
-            };
-            for n in p.neighbors() {
-                if board.at(n) == own {
-                    let h = board.chain_head(n).index() as u16;
-                    let list = &self.vital[region.vital_start as usize..];
-                    if !list.contains(&h) {
-                        self.vital.push(h);
-                    }
-                }
-            }
-            region.vital_len = self.vital.len() as u32 - region.vital_start;
-            // Breadth-first flood; `members` doubles as the queue.
-            self.region_of[p.index()] = idx as i16;
-            self.members.push(p);
-            let mut head = region.start as usize;
-            while head < self.members.len() {
-                let q = self.members[head];
-                head += 1;
-                let sq = board.at(q);
-                if region.vital_len > 0 && (suicide_legal || sq == Stone::Empty) {
-                    let vs = region.vital_start as usize;
-                    let mut kept = 0;
-                    for i in 0..region.vital_len as usize {
-                        let h = self.vital[vs + i];
-                        if touches_chain(board, q, h) {
-                            self.vital[vs + kept] = h;
-                            kept += 1;
-                        }
-                    }
-                    region.vital_len = kept as u32;
-                }
-                if region.internal < 2 && board.neighbor_count(q, own) == 0 {
-                    region.internal += 1;
-                }
-                if sq == opp {
-                    region.contains_opp = true;
-                }
-                for n in q.neighbors() {
-                    let sn = board.at(n);
-                    if (sn == Stone::Empty || sn == opp) && self.region_of[n.index()] == -1 {
-                        self.region_of[n.index()] = idx as i16;
-                        self.members.push(n);
-                    }
-                }
-            }
-            region.len = self.members.len() as u32 - region.start;
-            // Drop the vital entries filtered away so the next region starts after the kept ones.
-            self.vital
-                .truncate((region.vital_start + region.vital_len) as usize);
+            let region = self.flood_region(board, p, own, opp, suicide_legal);
             self.regions.push(region);
         }
+        any_own
+    }
 
+    /// Floods the region of the empty point `p` into `members`, keeping in
+    /// `vital` the `own` chains it is vital for.
+    fn flood_region(
+        &mut self,
+        board: &Board,
+        p: Point,
+        own: Stone,
+        opp: Stone,
+        suicide_legal: bool,
+    ) -> Region {
+        let idx = self.regions.len();
+        let mut region = Region {
+            start: self.members.len() as u32,
+            vital_start: self.vital.len() as u32,
+            ..Region::default()
+        };
+        for n in p.neighbors() {
+            if board.at(n) == own {
+                let h = board.chain_head(n).index() as u16;
+                let list = &self.vital[region.vital_start as usize..];
+                if !list.contains(&h) {
+                    self.vital.push(h);
+                }
+            }
+        }
+        region.vital_len = self.vital.len() as u32 - region.vital_start;
+        // Breadth-first flood; `members` doubles as the queue.
+        self.region_of[p.index()] = idx as i16;
+        self.members.push(p);
+        let mut head = region.start as usize;
+        while head < self.members.len() {
+            let q = self.members[head];
+            head += 1;
+            let sq = board.at(q);
+            if region.vital_len > 0 && (suicide_legal || sq == Stone::Empty) {
+                region.vital_len = self.keep_vital_touching(board, q, &region);
+            }
+            if region.internal < 2 && board.neighbor_count(q, own) == 0 {
+                region.internal += 1;
+            }
+            if sq == opp {
+                region.contains_opp = true;
+            }
+            for n in q.neighbors() {
+                let sn = board.at(n);
+                if (sn == Stone::Empty || sn == opp) && self.region_of[n.index()] == -1 {
+                    self.region_of[n.index()] = idx as i16;
+                    self.members.push(n);
+                }
+            }
+        }
+        region.len = self.members.len() as u32 - region.start;
+        // Drop the vital entries filtered away so the next region starts after the kept ones.
+        self.vital
+            .truncate((region.vital_start + region.vital_len) as usize);
+        region
+    }
+
+    /// Keeps, at the front of `region`'s vital list, the chains the point `q`
+    /// touches; returns how many.
+    fn keep_vital_touching(&mut self, board: &Board, q: Point, region: &Region) -> u32 {
+        let vs = region.vital_start as usize;
+        let mut kept = 0;
+        for i in 0..region.vital_len as usize {
+            let h = self.vital[vs + i];
+            if touches_chain(board, q, h) {
+                self.vital[vs + kept] = h;
+                kept += 1;
+            }
+        }
+        kept as u32
+    }
+
+    /// Counts for each chain the regions vital for it.
+    fn count_vital_regions(&mut self) {
         for &h in &self.heads {
             self.vital_count[h.index()] = 0;
         }
@@ -206,6 +250,11 @@ impl AreaScratch {
                 self.vital_count[h as usize] += 1;
             }
         }
+    }
+
+    /// Benson's loop: kills the chains with fewer than two vital regions, the
+    /// regions around them no longer vital, until no chain dies.
+    fn kill_chains(&mut self, board: &Board, opp: Stone) {
         self.dead.clear();
         self.dead.resize(self.heads.len(), false);
         loop {
@@ -217,30 +266,47 @@ impl AreaScratch {
                 }
                 self.dead[i] = true;
                 killed = true;
-                for s in board.chain_stones(h) {
-                    for n in s.neighbors() {
-                        let r = self.region_of[n.index()];
-                        let sn = board.at(n);
-                        if r < 0 || !(sn == Stone::Empty || sn == opp) {
-                            continue;
-                        }
-                        let region = &mut self.regions[r as usize];
-                        if region.borders_dead {
-                            continue;
-                        }
-                        region.borders_dead = true;
-                        for k in 0..region.vital_len {
-                            let vh = self.vital[(region.vital_start + k) as usize];
-                            self.vital_count[vh as usize] -= 1;
-                        }
-                    }
-                }
+                self.border_dead_chain(board, h, opp);
             }
             if !killed {
                 break;
             }
         }
+    }
 
+    /// Marks the regions next to the dead chain of `h` as bordering it, and
+    /// takes them from the vital counts of the chains they were vital for.
+    fn border_dead_chain(&mut self, board: &Board, h: Point, opp: Stone) {
+        for s in board.chain_stones(h) {
+            for n in s.neighbors() {
+                let r = self.region_of[n.index()];
+                let sn = board.at(n);
+                if r < 0 || !(sn == Stone::Empty || sn == opp) {
+                    continue;
+                }
+                let region = &mut self.regions[r as usize];
+                if region.borders_dead {
+                    continue;
+                }
+                region.borders_dead = true;
+                for k in 0..region.vital_len {
+                    let vh = self.vital[(region.vital_start + k) as usize];
+                    self.vital_count[vh as usize] -= 1;
+                }
+            }
+        }
+    }
+
+    /// Writes `pla`'s area into `out`: the living chains, the pass-alive
+    /// territory, and the big territories `flags` asks for.
+    fn mark_area(
+        &self,
+        board: &Board,
+        pla: Color,
+        flags: AreaFlags,
+        any_own: bool,
+        out: &mut [Option<Color>],
+    ) {
         for (i, &h) in self.heads.iter().enumerate() {
             if !self.dead[i] {
                 for s in board.chain_stones(h) {

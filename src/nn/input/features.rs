@@ -160,7 +160,6 @@ impl FeatureScratch {
         global: &mut [f32; NUM_GLOBAL_FEATURES],
     ) -> Result<(), FeatureError> {
         let g = check_size(game)?;
-        let n = g.width();
         let nn = g.area();
         if spatial.len() != NUM_SPATIAL_FEATURES * nn {
             return Err(FeatureError::WrongLength {
@@ -171,47 +170,57 @@ impl FeatureScratch {
         spatial.fill(0.0);
         global.fill(0.0);
         self.history.replay(game);
-        let hist = &self.history;
+        let mut planes = Planes {
+            spatial,
+            width: g.width(),
+            area: nn,
+        };
         let board = game.board();
-        let rules = game.rules();
+        stone_planes(board, game.to_move(), &mut planes);
+        let ko = current_ko(board, &self.history);
+        for_each_ban(game, &self.history, ko, |p| planes.set(6, p));
+        if game.rules().scoring == Scoring::Area {
+            self.area_planes(game, &mut planes);
+        }
+        let suppress = self.history.suppress_pass_end(game.rules());
+        let included = self.last_move_planes(game, suppress, &mut planes, global);
+        self.ladder_planes(game, ko, included, &mut planes);
+        rule_globals(game, &self.history, suppress, global);
+        Ok(())
+    }
+
+    /// Planes 18 and 19: the pass-alive area (with KataGo's big territories) of
+    /// the player to move and of the opponent, under area scoring.
+    fn area_planes(&mut self, game: &Game, planes: &mut Planes) {
+        let board = game.board();
+        let pla = game.to_move();
+        self.area.calculate(
+            board,
+            AreaFlags::FEATURES,
+            game.rules().suicide_allowed || self.pass_alive_as_if_suicide_legal,
+            &mut self.area_out,
+        );
+        for p in board.geometry().points() {
+            match self.area_out[p.index()] {
+                Some(c) if c == pla => planes.set(18, p),
+                Some(_) => planes.set(19, p),
+                None => {}
+            }
+        }
+    }
+
+    /// Planes 9 to 13 and globals 0 to 4: the last five moves, as far back as the
+    /// history shows them and the colours alternate; returns how many are shown.
+    fn last_move_planes(
+        &self,
+        game: &Game,
+        suppress: bool,
+        planes: &mut Planes,
+        global: &mut [f32; NUM_GLOBAL_FEATURES],
+    ) -> usize {
+        let hist = &self.history;
         let pla = game.to_move();
         let opp = pla.opp();
-        let mut set = |c: usize, p: Point| spatial[c * nn + pos(p, n)] = 1.0;
-
-        for p in board.geometry().points() {
-            set(0, p);
-            if let Some(c) = board.at(p).color() {
-                set(if c == pla { 1 } else { 2 }, p);
-                match board.liberties(p) {
-                    1 => set(3, p),
-                    2 => set(4, p),
-                    3 => set(5, p),
-                    _ => {}
-                }
-            }
-        }
-
-        let ko = current_ko(board, hist);
-        for_each_ban(game, hist, ko, |p| set(6, p));
-
-        if rules.scoring == Scoring::Area {
-            self.area.calculate(
-                board,
-                AreaFlags::FEATURES,
-                rules.suicide_allowed || self.pass_alive_as_if_suicide_legal,
-                &mut self.area_out,
-            );
-            for p in board.geometry().points() {
-                match self.area_out[p.index()] {
-                    Some(c) if c == pla => set(18, p),
-                    Some(_) => set(19, p),
-                    None => {}
-                }
-            }
-        }
-
-        // The last five moves.
-        let suppress = hist.suppress_pass_end(rules);
         let max_turns = if suppress {
             0
         } else if hist.game_finished || hist.past_normal_phase_end {
@@ -237,16 +246,30 @@ impl FeatureScratch {
             included = k + 1;
             match turn.mv {
                 Move::Pass => global[k] = 1.0,
-                Move::Play(p) => set(9 + k, p),
+                Move::Play(p) => planes.set(9 + k, p),
             }
         }
+        included
+    }
 
-        // Ladders now, one and two moves ago.
+    /// Planes 14 to 17: laddered stones now, one and two moves ago (the current
+    /// board where fewer moves are shown), and the moves that ladder an
+    /// opponent chain of two liberties.
+    fn ladder_planes(
+        &mut self,
+        game: &Game,
+        ko: Option<Point>,
+        included: usize,
+        planes: &mut Planes,
+    ) {
+        let hist = &self.history;
+        let board = game.board();
+        let opp = game.to_move().opp();
         self.ladder.iter_ladders(board, ko, |p, working| {
-            set(14, p);
+            planes.set(14, p);
             if board.at(p) == opp.stone() && board.liberties(p) > 1 {
                 for &w in working {
-                    set(17, w);
+                    planes.set(17, w);
                 }
             }
         });
@@ -255,52 +278,15 @@ impl FeatureScratch {
         } else {
             (&hist.prev1, hist.prev1_ko)
         };
-        self.ladder.iter_ladders(prev1, prev1_ko, |p, _| set(15, p));
+        self.ladder
+            .iter_ladders(prev1, prev1_ko, |p, _| planes.set(15, p));
         let (prev2, prev2_ko) = if included < 2 {
             (prev1, prev1_ko)
         } else {
             (&hist.prev2, hist.prev2_ko)
         };
-        self.ladder.iter_ladders(prev2, prev2_ko, |p, _| set(16, p));
-
-        // Globals.
-        let mut white_komi = game.komi() as f32 + hist.white_handicap_bonus;
-        if rules.scoring == Scoring::Territory {
-            white_komi += territory_white_bonus(board);
-        }
-        let bound = nn as f32 + KOMI_CLIP_RADIUS;
-        let self_komi = if pla == Color::White {
-            white_komi
-        } else {
-            -white_komi
-        }
-        .clamp(-bound, bound);
-        global[5] = self_komi / 20.0;
-        match rules.ko {
-            KoRule::Simple => {}
-            KoRule::Positional => {
-                global[6] = 1.0;
-                global[7] = 0.5;
-            }
-            KoRule::Situational | KoRule::NaturalSituational => {
-                global[6] = 1.0;
-                global[7] = -0.5;
-            }
-        }
-        if rules.suicide_allowed {
-            global[8] = 1.0;
-        }
-        if rules.scoring == Scoring::Territory {
-            global[9] = 1.0;
-            global[10] = 1.0;
-        }
-        if !suppress && hist.pass_would_end_phase() {
-            global[14] = 1.0;
-        }
-        if rules.scoring == Scoring::Area {
-            global[18] = komi_parity_wave(self_komi, nn);
-        }
-        Ok(())
+        self.ladder
+            .iter_ladders(prev2, prev2_ko, |p, _| planes.set(16, p));
     }
 
     /// Fills `out` (length `width * height + 1`, row-major from the top-left, pass last)
@@ -336,6 +322,91 @@ impl FeatureScratch {
             }
         });
         Ok(())
+    }
+}
+
+/// The spatial planes being filled: `spatial[c * area + pos(p, width)]`.
+struct Planes<'a> {
+    spatial: &'a mut [f32],
+    width: usize,
+    area: usize,
+}
+
+impl Planes<'_> {
+    /// Sets plane `c` at the point `p`.
+    #[inline]
+    fn set(&mut self, c: usize, p: Point) {
+        self.spatial[c * self.area + pos(p, self.width)] = 1.0;
+    }
+}
+
+/// Planes 0 to 5: the board, the stones of `pla` and of the opponent, and the
+/// stones of chains with one, two and three liberties.
+fn stone_planes(board: &Board, pla: Color, planes: &mut Planes) {
+    for p in board.geometry().points() {
+        planes.set(0, p);
+        if let Some(c) = board.at(p).color() {
+            planes.set(if c == pla { 1 } else { 2 }, p);
+            match board.liberties(p) {
+                1 => planes.set(3, p),
+                2 => planes.set(4, p),
+                3 => planes.set(5, p),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The komi from the point of view of the player to move, with the handicap
+/// bonus and territory scoring's adjustment, clipped as KataGo clips it.
+fn self_komi(game: &Game, hist: &HistoryView) -> f32 {
+    let mut white_komi = game.komi() as f32 + hist.white_handicap_bonus;
+    if game.rules().scoring == Scoring::Territory {
+        white_komi += territory_white_bonus(game.board());
+    }
+    let bound = game.board().geometry().area() as f32 + KOMI_CLIP_RADIUS;
+    if game.to_move() == Color::White {
+        white_komi
+    } else {
+        -white_komi
+    }
+    .clamp(-bound, bound)
+}
+
+/// Globals 5 to 18: komi, the ko, suicide and scoring rules, whether a pass
+/// would end the phase, and the komi parity wave.
+fn rule_globals(
+    game: &Game,
+    hist: &HistoryView,
+    suppress: bool,
+    global: &mut [f32; NUM_GLOBAL_FEATURES],
+) {
+    let rules = game.rules();
+    let self_komi = self_komi(game, hist);
+    global[5] = self_komi / 20.0;
+    match rules.ko {
+        KoRule::Simple => {}
+        KoRule::Positional => {
+            global[6] = 1.0;
+            global[7] = 0.5;
+        }
+        KoRule::Situational | KoRule::NaturalSituational => {
+            global[6] = 1.0;
+            global[7] = -0.5;
+        }
+    }
+    if rules.suicide_allowed {
+        global[8] = 1.0;
+    }
+    if rules.scoring == Scoring::Territory {
+        global[9] = 1.0;
+        global[10] = 1.0;
+    }
+    if !suppress && hist.pass_would_end_phase() {
+        global[14] = 1.0;
+    }
+    if rules.scoring == Scoring::Area {
+        global[18] = komi_parity_wave(self_komi, game.board().geometry().area());
     }
 }
 

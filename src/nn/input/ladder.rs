@@ -14,6 +14,7 @@
 //! different question for move choice.
 
 use crate::go::board::{Board, Point, Stone, CELLS};
+use std::ops::ControlFlow;
 
 const BUDGET: u32 = 25_000;
 
@@ -50,6 +51,17 @@ struct Record {
     prev_ko: u16,
     captured_start: u32,
     captured_len: u32,
+}
+
+/// Where one visit of a frame leaves the ladder search.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// The frame is decided with this answer: back to the frame above.
+    Back(bool),
+    /// The frame's move is illegal, which counts as this answer: its next move.
+    Skip(bool),
+    /// The frame's move is played: on to the frame below.
+    Deeper,
 }
 
 /// Facts about one chain, from one flood fill.
@@ -370,6 +382,18 @@ impl LadderBoard {
         }
     }
 
+    /// KataGo's double-ko death: the `pla` chain at `p` with two liberties
+    /// `m0` and `m1`, both ko captures for the attacker that leave the defender
+    /// at most two liberties, and no capture to gain liberties.
+    fn dies_to_double_ko(&mut self, p: Point, pla: Stone, m0: Point, m1: Point) -> bool {
+        let opp = other(pla);
+        self.would_be_ko_capture(m0, opp)
+            && self.would_be_ko_capture(m1, opp)
+            && self.num_libs_after_play(m0, pla, 3) <= 2
+            && self.num_libs_after_play(m1, pla, 3) <= 2
+            && !self.has_liberty_gaining_captures(p)
+    }
+
     fn heuristic_connection_libs_x2(&mut self, p: Point, color: Stone) -> i32 {
         let mut total = 0;
         for n in p.neighbors() {
@@ -468,33 +492,25 @@ impl LadderScratch {
     /// Whether the chain through `p` (one liberty, defender to move) is captured
     /// in a ladder; with `defender_first` false, the attacker moves first on a
     /// chain of at most two liberties.
+    ///
+    /// A depth-first walk over the frames of an explicit stack, as KataGo's
+    /// `searchIsLadderCaptured`: frame `i` lists its moves at `buf[list_start[i]..]`
+    /// and tries them in turn; `ret` carries a deeper frame's answer back up.
     pub fn is_ladder_captured(&mut self, p: Point, defender_first: bool) -> bool {
-        let b = &mut self.board;
-        let target = b.at(p);
-        if target != Stone::Black && target != Stone::White {
+        let pla = self.board.at(p);
+        if pla != Stone::Black && pla != Stone::White {
             return false;
         }
-        let libs0 = b.libs(p);
+        let libs0 = self.board.libs(p);
         if libs0 > 2 || (defender_first && libs0 > 1) {
             return false;
         }
-        let pla = target;
-        let opp = other(pla);
-        let saved_ko = b.ko;
+        let saved_ko = self.board.ko;
         if defender_first {
-            b.ko = None;
+            self.board.ko = None;
         }
-        let stack_size = b.area * 3 / 2 + 1;
-        if self.list_start.len() < stack_size + 1 {
-            self.list_start.resize(stack_size + 1, 0);
-            self.list_len.resize(stack_size + 1, 0);
-            self.list_cur.resize(stack_size + 1, -1);
-            self.records.resize(stack_size + 1, Record::default());
-        }
-        self.list_start[0] = 0;
-        self.list_len[0] = 0;
-        self.list_cur[0] = -1;
-        self.buf.clear();
+        let stack_size = self.board.area * 3 / 2 + 1;
+        self.reset_stack(stack_size);
         let mut idx: i32 = 0;
         let mut nodes = 0u32;
         let mut ret = false;
@@ -506,156 +522,207 @@ impl LadderScratch {
                 return ret;
             }
             let i = idx as usize;
-            if i >= stack_size - 1 {
-                ret = true;
-                from_deeper = true;
-                idx -= 1;
-                continue;
-            }
-            if nodes >= BUDGET {
+            let step = if i >= stack_size - 1 {
+                Step::Back(true)
+            } else if nodes >= BUDGET {
                 // KataGo undoes everything but does not restore the saved ko point.
-                let mut k = idx - 1;
-                while k >= 0 {
-                    let rec = self.records[k as usize];
-                    self.board.undo(rec, &mut self.captured);
-                    k -= 1;
-                }
+                self.undo_frames(i);
                 return false;
-            }
-            let is_defender = (defender_first && i.is_multiple_of(2))
-                || (!defender_first && !i.is_multiple_of(2));
-            let b = &mut self.board;
-
-            if self.list_cur[i] == -1 {
-                let libs = b.libs(p);
-                if !is_defender && libs <= 1 {
-                    ret = true;
-                    from_deeper = true;
-                    idx -= 1;
-                    continue;
-                }
-                if !is_defender && libs >= 3 {
-                    ret = false;
-                    from_deeper = true;
-                    idx -= 1;
-                    continue;
-                }
-                if is_defender && libs >= 2 {
-                    ret = false;
-                    from_deeper = true;
-                    idx -= 1;
-                    continue;
-                }
-                if is_defender && b.ko.is_some() {
-                    ret = false;
-                    from_deeper = true;
-                    idx -= 1;
-                    continue;
-                }
-                let start = self.list_start[i];
-                self.buf.truncate(start);
-                let mut len;
-                if is_defender {
-                    b.push_liberty_gaining_captures(p, &mut self.buf, start);
-                    b.push_liberties(p, &mut self.buf, start);
-                    len = self.buf.len() - start;
-                    let last = self.buf[start + len - 1];
-                    let (lower, upper) = b.bound_libs_after_play(last, pla);
-                    if lower >= 3 {
-                        ret = false;
-                        from_deeper = true;
-                        idx -= 1;
-                        continue;
-                    }
-                    if len == 1 && upper <= 1 {
-                        ret = true;
-                        from_deeper = true;
-                        idx -= 1;
-                        continue;
-                    }
-                } else {
-                    b.push_liberties(p, &mut self.buf, start);
-                    len = self.buf.len() - start;
-                    debug_assert_eq!(len, 2);
-                    let (m0, m1) = (self.buf[start], self.buf[start + 1]);
-                    let mut l0 = b.immediate_libs(m0) as i32;
-                    let mut l1 = b.immediate_libs(m1) as i32;
-                    if l0 == 0
-                        && l1 == 0
-                        && b.would_be_ko_capture(m0, opp)
-                        && b.would_be_ko_capture(m1, opp)
-                        && b.num_libs_after_play(m0, pla, 3) <= 2
-                        && b.num_libs_after_play(m1, pla, 3) <= 2
-                        && !b.has_liberty_gaining_captures(p)
-                    {
-                        ret = true;
-                        from_deeper = true;
-                        idx -= 1;
-                        continue;
-                    }
-                    if !adjacent(m0, m1) {
-                        if l0 >= 3 && l1 >= 3 {
-                            ret = false;
-                            from_deeper = true;
-                            idx -= 1;
-                            continue;
-                        } else if l0 >= 3 {
-                            len = 1;
-                        } else if l1 >= 3 {
-                            self.buf[start] = m1;
-                            len = 1;
-                        }
-                    }
-                    if len > 1 {
-                        l0 = l0 * 2 + b.heuristic_connection_libs_x2(m0, pla);
-                        l1 = l1 * 2 + b.heuristic_connection_libs_x2(m1, pla);
-                        if l1 > l0 {
-                            self.buf.swap(start, start + 1);
-                        }
-                    }
-                    self.buf.truncate(start + len);
-                }
-                self.list_len[i] = len;
-                self.list_cur[i] = 0;
             } else {
-                if from_deeper {
-                    let rec = self.records[i];
-                    b.undo(rec, &mut self.captured);
-                }
-                if is_defender && !ret {
+                let is_defender = defender_first == i.is_multiple_of(2);
+                self.step(p, pla, i, is_defender, ret, from_deeper)
+            };
+            match step {
+                Step::Back(answer) => {
+                    ret = answer;
                     from_deeper = true;
                     idx -= 1;
-                    continue;
                 }
-                if !is_defender && ret {
-                    from_deeper = true;
-                    idx -= 1;
-                    continue;
+                Step::Skip(answer) => {
+                    ret = answer;
+                    from_deeper = false;
                 }
-                self.list_cur[i] += 1;
+                Step::Deeper => {
+                    nodes += 1;
+                    idx += 1;
+                }
             }
-
-            if self.list_cur[i] as usize >= self.list_len[i] {
-                ret = is_defender;
-                from_deeper = true;
-                idx -= 1;
-                continue;
-            }
-            let mv = self.buf[self.list_start[i] + self.list_cur[i] as usize];
-            let mover = if is_defender { pla } else { opp };
-            if !b.is_legal(mv, mover) {
-                ret = is_defender;
-                from_deeper = false;
-                continue;
-            }
-            self.records[i] = b.play(mv, mover, &mut self.captured);
-            nodes += 1;
-            idx += 1;
-            let j = idx as usize;
-            self.list_cur[j] = -1;
-            self.list_start[j] = self.list_start[i] + self.list_len[i];
-            self.list_len[j] = 0;
         }
+    }
+
+    /// Makes room for `stack_size` frames and opens the first one, empty.
+    fn reset_stack(&mut self, stack_size: usize) {
+        if self.list_start.len() < stack_size + 1 {
+            self.list_start.resize(stack_size + 1, 0);
+            self.list_len.resize(stack_size + 1, 0);
+            self.list_cur.resize(stack_size + 1, -1);
+            self.records.resize(stack_size + 1, Record::default());
+        }
+        self.list_start[0] = 0;
+        self.list_len[0] = 0;
+        self.list_cur[0] = -1;
+        self.buf.clear();
+    }
+
+    /// Undoes the moves of the frames below `depth`, deepest first.
+    fn undo_frames(&mut self, depth: usize) {
+        for k in (0..depth).rev() {
+            let rec = self.records[k];
+            self.board.undo(rec, &mut self.captured);
+        }
+    }
+
+    /// One visit of frame `i` (its side `is_defender`, attacking the `pla` chain at `p`):
+    /// lists its moves on arrival, or takes in a deeper frame's answer `ret` on return,
+    /// then plays its next move.
+    fn step(
+        &mut self,
+        p: Point,
+        pla: Stone,
+        i: usize,
+        is_defender: bool,
+        ret: bool,
+        from_deeper: bool,
+    ) -> Step {
+        let entered = if self.list_cur[i] == -1 {
+            self.open_frame(p, pla, i, is_defender)
+        } else {
+            self.resume_frame(i, is_defender, ret, from_deeper)
+        };
+        if let ControlFlow::Break(answer) = entered {
+            return Step::Back(answer);
+        }
+        self.play_next(pla, i, is_defender)
+    }
+
+    /// Arriving at frame `i`: answers at once when the liberties decide it, else
+    /// lists the side's candidate moves from `buf[list_start[i]..]`.
+    fn open_frame(
+        &mut self,
+        p: Point,
+        pla: Stone,
+        i: usize,
+        is_defender: bool,
+    ) -> ControlFlow<bool> {
+        let libs = self.board.libs(p);
+        if !is_defender && libs <= 1 {
+            return ControlFlow::Break(true);
+        }
+        if !is_defender && libs >= 3 {
+            return ControlFlow::Break(false);
+        }
+        if is_defender && libs >= 2 {
+            return ControlFlow::Break(false);
+        }
+        if is_defender && self.board.ko.is_some() {
+            return ControlFlow::Break(false);
+        }
+        let start = self.list_start[i];
+        self.buf.truncate(start);
+        let len = if is_defender {
+            self.defender_moves(p, pla, start)?
+        } else {
+            self.attacker_moves(p, pla, start)?
+        };
+        self.list_len[i] = len;
+        self.list_cur[i] = 0;
+        ControlFlow::Continue(())
+    }
+
+    /// The defender's moves on the `pla` chain at `p` in atari, from `buf[start..]`:
+    /// captures that gain liberties, then its liberty; or the answer when the
+    /// liberty bounds of the last of them already decide.
+    fn defender_moves(&mut self, p: Point, pla: Stone, start: usize) -> ControlFlow<bool, usize> {
+        let b = &mut self.board;
+        b.push_liberty_gaining_captures(p, &mut self.buf, start);
+        b.push_liberties(p, &mut self.buf, start);
+        let len = self.buf.len() - start;
+        let last = self.buf[start + len - 1];
+        let (lower, upper) = b.bound_libs_after_play(last, pla);
+        if lower >= 3 {
+            return ControlFlow::Break(false);
+        }
+        if len == 1 && upper <= 1 {
+            return ControlFlow::Break(true);
+        }
+        ControlFlow::Continue(len)
+    }
+
+    /// The attacker's moves on the two liberties of the `pla` chain at `p`, from
+    /// `buf[start..]`, most promising first: only the one that does not let the
+    /// defender escape to three liberties, none when both do (the answer then,
+    /// or when the chain dies to the double-ko rule).
+    fn attacker_moves(&mut self, p: Point, pla: Stone, start: usize) -> ControlFlow<bool, usize> {
+        let b = &mut self.board;
+        b.push_liberties(p, &mut self.buf, start);
+        let mut len = self.buf.len() - start;
+        debug_assert_eq!(len, 2);
+        let (m0, m1) = (self.buf[start], self.buf[start + 1]);
+        let mut l0 = b.immediate_libs(m0) as i32;
+        let mut l1 = b.immediate_libs(m1) as i32;
+        if l0 == 0 && l1 == 0 && b.dies_to_double_ko(p, pla, m0, m1) {
+            return ControlFlow::Break(true);
+        }
+        if !adjacent(m0, m1) {
+            if l0 >= 3 && l1 >= 3 {
+                return ControlFlow::Break(false);
+            } else if l0 >= 3 {
+                len = 1;
+            } else if l1 >= 3 {
+                self.buf[start] = m1;
+                len = 1;
+            }
+        }
+        if len > 1 {
+            l0 = l0 * 2 + b.heuristic_connection_libs_x2(m0, pla);
+            l1 = l1 * 2 + b.heuristic_connection_libs_x2(m1, pla);
+            if l1 > l0 {
+                self.buf.swap(start, start + 1);
+            }
+        }
+        self.buf.truncate(start + len);
+        ControlFlow::Continue(len)
+    }
+
+    /// Back at frame `i` with a deeper frame's answer `ret`: undoes the frame's
+    /// move if one was played, stops when `ret` settles the frame, else moves on
+    /// to its next move.
+    fn resume_frame(
+        &mut self,
+        i: usize,
+        is_defender: bool,
+        ret: bool,
+        from_deeper: bool,
+    ) -> ControlFlow<bool> {
+        if from_deeper {
+            let rec = self.records[i];
+            self.board.undo(rec, &mut self.captured);
+        }
+        if is_defender != ret {
+            return ControlFlow::Break(ret);
+        }
+        self.list_cur[i] += 1;
+        ControlFlow::Continue(())
+    }
+
+    /// Plays frame `i`'s current move and opens the frame after it; the frame
+    /// fails for its side when its moves are used up.
+    fn play_next(&mut self, pla: Stone, i: usize, is_defender: bool) -> Step {
+        if self.list_cur[i] as usize >= self.list_len[i] {
+            return Step::Back(is_defender);
+        }
+        let b = &mut self.board;
+        let mv = self.buf[self.list_start[i] + self.list_cur[i] as usize];
+        let mover = if is_defender { pla } else { other(pla) };
+        if !b.is_legal(mv, mover) {
+            return Step::Skip(is_defender);
+        }
+        self.records[i] = b.play(mv, mover, &mut self.captured);
+        let j = i + 1;
+        self.list_cur[j] = -1;
+        self.list_start[j] = self.list_start[i] + self.list_len[i];
+        self.list_len[j] = 0;
+        Step::Deeper
     }
 
     /// For a chain of exactly two liberties at `p`: the attacker's moves on its

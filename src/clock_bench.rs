@@ -54,8 +54,9 @@ impl std::fmt::Display for ClockFigure {
     }
 }
 
-/// Plays `moves` moves with `engine` (a command line run with `sh -c`) on a
-/// `size` board at `period` seconds per move; see the module documentation.
+/// Plays `moves` moves with `engine` (a command line run with `sh -c`, or
+/// `cmd /C` on Windows) on a `size` board at `period` seconds per move; see
+/// the module documentation.
 ///
 /// # Errors
 /// Whatever the engine does wrong, including answering later than the period

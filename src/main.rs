@@ -154,8 +154,9 @@ struct EngineArgs {
     ponder: bool,
     /// A KataGo network (`.bin.gz` or `.txt.gz`, model versions 8 to 17) to
     /// evaluate the search's leaves. Without it: the file named by
-    /// TENGEN_MODEL, else $XDG_DATA_HOME/tengen/default.bin.gz
-    /// (~/.local/share/tengen/default.bin.gz), else the net built into the
+    /// TENGEN_MODEL, else the per-user default tengen/default.bin.gz in
+    /// $XDG_DATA_HOME or ~/.local/share (Linux, BSD), ~/Library/Application
+    /// Support (macOS) or %APPDATA% (Windows), else the net built into the
     /// binary (KataGo's g170 b6c96).
     #[arg(long, value_name = "PATH", conflicts_with = "classical")]
     model: Option<std::path::PathBuf>,

@@ -1,4 +1,5 @@
-//! A GTP client: runs an engine as a child process (through `sh -c`), sends it
+//! A GTP client: runs an engine as a child process (through the platform's
+//! shell: `sh -c`, or `cmd /C` on Windows), sends it
 //! one command at a time and reads the response with a deadline.
 //!
 //! Robustness is the point. Stdout is read on its own thread into a bounded
@@ -6,15 +7,15 @@
 //! another thread (the last lines are kept for error messages), so an engine
 //! that logs a lot never blocks on a full pipe. Text that is not part of a
 //! response is skipped, invalid UTF-8 is replaced, over-long lines are split and
-//! over-long responses refused. The engine runs in its own process group, and
-//! [`GtpClient::kill`] (also run on drop) kills the whole group, so a hung
-//! engine started through a shell wrapper does not outlive its client.
+//! over-long responses refused. [`GtpClient::kill`] (also run on drop) ends
+//! the engine's whole process tree — on Unix the process group it was started
+//! in, on Windows the tree below the shell — so a hung engine started through
+//! a shell wrapper does not outlive its client.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -108,20 +109,18 @@ pub struct GtpClient {
 }
 
 impl GtpClient {
-    /// Starts `command_line` with `sh -c`; `label` names the engine in logs.
+    /// Starts `command_line` with the platform's shell (`sh -c`, or `cmd /C`
+    /// on Windows); `label` names the engine in logs.
     ///
     /// # Errors
     /// [`GtpError::Spawn`] if the shell cannot be started.
     pub fn spawn(command_line: &str, label: &str) -> Result<GtpClient, GtpError> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(command_line)
+        let mut child = platform::shell(command_line)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .spawn()
-            .map_err(|e| GtpError::Spawn(format!("sh -c '{command_line}': {e}")))?;
+            .map_err(|e| GtpError::Spawn(format!("{} '{command_line}': {e}", platform::SHELL)))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -269,22 +268,15 @@ impl GtpClient {
         self.kill();
     }
 
-    /// Kills the engine's whole process group (also what is left of it after
-    /// the shell itself exited) and reaps the child. Only the first call acts.
+    /// Kills the engine's whole process tree (its process group on Unix, the
+    /// tree below the shell on Windows) and reaps the child. Only the first call acts.
     pub fn kill(&mut self) {
         if self.killed {
             return;
         }
         self.killed = true;
-        // The shell and everything it started share the group whose id is the
-        // child's pid; Linux does not reuse that id while the group has members.
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &group])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        // In case `kill` is not available: at least the shell.
+        platform::kill_tree(&self.child);
+        // In case the tree could not be killed: at least the shell.
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.exited = true;
@@ -361,6 +353,71 @@ impl GtpClient {
 impl Drop for GtpClient {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// What differs between platforms in starting an engine and ending it.
+mod platform {
+    use std::process::{Child, Command, Stdio};
+
+    /// The shell command lines are run with, for messages.
+    #[cfg(unix)]
+    pub const SHELL: &str = "sh -c";
+    /// The shell command lines are run with, for messages.
+    #[cfg(windows)]
+    pub const SHELL: &str = "cmd /C";
+
+    /// A command running `command_line` with `sh -c` in a process group of
+    /// its own (whose id is the shell's pid), so that [`kill_tree`] can end
+    /// everything the shell started.
+    #[cfg(unix)]
+    pub fn shell(command_line: &str) -> Command {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(command_line).process_group(0);
+        command
+    }
+
+    /// A command running `command_line` with `cmd /S /C "command_line"`:
+    /// with `/S`, cmd removes just the outer quotes added here and runs the
+    /// rest as typed, so quotes inside the line (a path with spaces) survive.
+    /// The line is passed raw, since cmd does not follow the quoting rules
+    /// of the C runtime that [`Command::arg`] applies.
+    #[cfg(windows)]
+    pub fn shell(command_line: &str) -> Command {
+        use std::os::windows::process::CommandExt;
+        let mut command = Command::new("cmd");
+        command
+            .args(["/S", "/C"])
+            .raw_arg(format!("\"{command_line}\""));
+        command
+    }
+
+    /// Kills the process group [`shell`] started (also what is left of it
+    /// after the shell itself exited). Linux does not reuse the group's id
+    /// while the group has members.
+    #[cfg(unix)]
+    pub fn kill_tree(child: &Child) {
+        let group = format!("-{}", child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+
+    /// Kills the shell and every process below it with `taskkill /T /F`.
+    /// Called before the child is reaped: its open handle keeps Windows from
+    /// reusing the pid. A process whose parent already exited is no longer
+    /// found in the tree; cmd waits for the engine, so that is only a process
+    /// the engine itself left behind.
+    #[cfg(windows)]
+    pub fn kill_tree(child: &Child) {
+        let _ = Command::new("taskkill")
+            .args(["/T", "/F", "/PID", &child.id().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
     }
 }
 

@@ -29,10 +29,12 @@ use std::time::{Duration, Instant};
 /// `tengen match` options.
 #[derive(Args, Clone, Debug)]
 pub struct MatchArgs {
-    /// Engine A, Black in odd-numbered games: a command line run with `sh -c`.
+    /// Engine A, Black in odd-numbered games: a command line run with `sh -c`
+    /// (`cmd /C` on Windows).
     #[arg(long, value_name = "CMD")]
     pub black: String,
-    /// Engine B, White in odd-numbered games: a command line run with `sh -c`.
+    /// Engine B, White in odd-numbered games: a command line run with `sh -c`
+    /// (`cmd /C` on Windows).
     #[arg(long, value_name = "CMD")]
     pub white: String,
     /// Number of games; colours alternate (unless --fixed-colors).

@@ -40,7 +40,8 @@ pub struct Player {
 }
 
 impl Player {
-    /// An engine run by `command_line` (through `sh -c`), called `label` in logs.
+    /// An engine run by `command_line` (through the platform's shell), called
+    /// `label` in logs.
     pub fn new(command_line: &str, label: &str) -> Player {
         Player {
             command_line: command_line.to_string(),

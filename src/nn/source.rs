@@ -1,8 +1,10 @@
 //! Which network an engine runs when started: `--model PATH` if given, else
 //! the file named by the `TENGEN_MODEL` environment variable, else the
-//! per-user default file (`$XDG_DATA_HOME/tengen/default.bin.gz`, or
-//! `~/.local/share/tengen/default.bin.gz`; `.ci/fetch-nets --install` puts
-//! the recommended net there), else the net built into the binary
+//! per-user default file `tengen/default.bin.gz` in the platform's data
+//! folder ([`DataFolder`]: `$XDG_DATA_HOME` or `~/.local/share` on Linux and
+//! the BSDs, where `.ci/fetch-nets --install` puts the recommended net;
+//! `~/Library/Application Support` on macOS; `%APPDATA%` on Windows), else
+//! the net built into the binary
 //! ([`super::builtin`]). A file that is named or present but does not load is
 //! an error, never a silent fall-back.
 
@@ -32,15 +34,44 @@ pub enum NetSource {
     HumanFlag(PathBuf),
 }
 
-/// The per-user default file: `$XDG_DATA_HOME/tengen/default.bin.gz`, with
-/// `XDG_DATA_HOME` defaulting to `$HOME/.local/share` as the XDG base
-/// directory specification says; `None` without either variable.
-pub fn user_default_path(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let data = set("XDG_DATA_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| set("HOME").map(|home| home.join(".local/share")))?;
-    Some(data.join("tengen").join("default.bin.gz"))
+/// Where a platform keeps per-user application data, and so the per-user
+/// default net. The environment is read through a function, so every
+/// platform's rule can be tested on any of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFolder {
+    /// Linux and the BSDs: `$XDG_DATA_HOME`, which defaults to
+    /// `$HOME/.local/share` as the XDG base directory specification says (a
+    /// relative `XDG_DATA_HOME` is ignored, as the specification asks).
+    Xdg,
+    /// macOS: `$HOME/Library/Application Support`.
+    MacOs,
+    /// Windows: `%APPDATA%` (the roaming application data folder).
+    Windows,
+}
+
+impl DataFolder {
+    /// The rule of the platform this binary was built for.
+    pub const HERE: DataFolder = if cfg!(windows) {
+        DataFolder::Windows
+    } else if cfg!(target_os = "macos") {
+        DataFolder::MacOs
+    } else {
+        DataFolder::Xdg
+    };
+
+    /// The per-user default net, `tengen/default.bin.gz` in this data folder;
+    /// `None` when the variables it is found from are unset or empty.
+    pub fn user_default_path(self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+        let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let data = match self {
+            DataFolder::Xdg => set("XDG_DATA_HOME")
+                .filter(|p| p.is_absolute())
+                .or_else(|| set("HOME").map(|home| home.join(".local").join("share")))?,
+            DataFolder::MacOs => set("HOME")?.join("Library").join("Application Support"),
+            DataFolder::Windows => set("APPDATA")?,
+        };
+        Some(data.join("tengen").join("default.bin.gz"))
+    }
 }
 
 impl NetSource {
@@ -53,7 +84,7 @@ impl NetSource {
         if let Some(path) = env(ENV_VAR).filter(|v| !v.is_empty()) {
             return NetSource::Environment(PathBuf::from(path));
         }
-        match user_default_path(env) {
+        match DataFolder::HERE.user_default_path(env) {
             Some(path) if path.exists() => NetSource::UserDefault(path),
             _ => NetSource::BuiltIn,
         }
@@ -101,5 +132,110 @@ impl fmt::Display for NetSource {
             NetSource::BuiltIn => write!(f, "the built-in net"),
             NetSource::HumanFlag(p) => write!(f, "--human-model {}", p.display()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An environment holding just `vars`.
+    fn env_of<'a>(vars: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    fn path(folder: DataFolder, vars: &[(&str, &str)]) -> Option<PathBuf> {
+        folder.user_default_path(&env_of(vars))
+    }
+
+    #[test]
+    fn xdg_data_home_then_home() {
+        let net = |dir: &str| Some(Path::new(dir).join("tengen").join("default.bin.gz"));
+        let xdg = DataFolder::Xdg;
+        assert_eq!(
+            path(xdg, &[("XDG_DATA_HOME", "/data"), ("HOME", "/home/u")]),
+            net("/data")
+        );
+        assert_eq!(
+            path(xdg, &[("HOME", "/home/u")]),
+            net("/home/u/.local/share")
+        );
+        // Empty or relative XDG_DATA_HOME: as if unset.
+        for bad in ["", "rel/dir"] {
+            assert_eq!(
+                path(xdg, &[("XDG_DATA_HOME", bad), ("HOME", "/home/u")]),
+                net("/home/u/.local/share")
+            );
+        }
+        assert_eq!(path(xdg, &[("XDG_DATA_HOME", "rel")]), None);
+        assert_eq!(path(xdg, &[("APPDATA", "/appdata")]), None);
+        assert_eq!(path(xdg, &[]), None);
+    }
+
+    #[test]
+    fn macos_application_support() {
+        let mac = DataFolder::MacOs;
+        assert_eq!(
+            path(mac, &[("HOME", "/Users/u"), ("XDG_DATA_HOME", "/data")]),
+            Some(PathBuf::from(
+                "/Users/u/Library/Application Support/tengen/default.bin.gz"
+            ))
+        );
+        assert_eq!(path(mac, &[("HOME", "")]), None);
+        assert_eq!(path(mac, &[("XDG_DATA_HOME", "/data")]), None);
+    }
+
+    #[test]
+    fn windows_appdata() {
+        let win = DataFolder::Windows;
+        let appdata = r"C:\Users\u\AppData\Roaming";
+        assert_eq!(
+            path(win, &[("APPDATA", appdata), ("HOME", "/home/u")]),
+            Some(Path::new(appdata).join("tengen").join("default.bin.gz"))
+        );
+        assert_eq!(path(win, &[("APPDATA", "")]), None);
+        assert_eq!(
+            path(win, &[("HOME", "/home/u"), ("XDG_DATA_HOME", "/d")]),
+            None
+        );
+    }
+
+    #[test]
+    fn flag_then_variable_then_user_default_then_built_in() {
+        let dir = std::env::temp_dir().join(format!("tengen-source-{}", std::process::id()));
+        let (var, value) = match DataFolder::HERE {
+            DataFolder::Xdg => ("XDG_DATA_HOME", dir.clone()),
+            DataFolder::MacOs => ("HOME", dir.clone()),
+            DataFolder::Windows => ("APPDATA", dir.clone()),
+        };
+        let value = value.into_os_string();
+        let env = |name: &str| (name == var).then(|| value.clone());
+        // Nothing there yet: the built-in net.
+        assert_eq!(NetSource::choose(None, &env), NetSource::BuiltIn);
+        let file = DataFolder::HERE.user_default_path(&env).unwrap();
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, b"").unwrap();
+        assert_eq!(
+            NetSource::choose(None, &env),
+            NetSource::UserDefault(file.clone())
+        );
+        let with_var = |name: &str| match name {
+            ENV_VAR => Some(OsString::from("/nets/x.bin.gz")),
+            _ => env(name),
+        };
+        assert_eq!(
+            NetSource::choose(None, &with_var),
+            NetSource::Environment(PathBuf::from("/nets/x.bin.gz"))
+        );
+        let flag = Path::new("/nets/flag.bin.gz");
+        assert_eq!(
+            NetSource::choose(Some(flag), &with_var),
+            NetSource::Flag(flag.to_path_buf())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -18,6 +18,7 @@ pub struct PackedMatrixI8 {
     pub(super) data: Vec<i8>,
     pub(super) scale: Vec<f32>,
     /// Each column's sum of its quantized values (the VNNI kernel's offset correction).
+    #[cfg(target_arch = "x86_64")]
     pub(super) col_sum: Vec<i32>,
 }
 
@@ -34,6 +35,7 @@ impl PackedMatrixI8 {
             })
             .collect();
         let mut data = vec![0i8; panels * k_padded * PANEL];
+        #[cfg(target_arch = "x86_64")]
         let mut col_sum = vec![0i32; n];
         for col in 0..n {
             let (p, j) = (col / PANEL, col % PANEL);
@@ -41,7 +43,10 @@ impl PackedMatrixI8 {
                 let (quad, t) = (row / QUAD, row % QUAD);
                 let q = quantize(b[row * n + col], scale[col]);
                 data[((p * (k_padded / QUAD) + quad) * PANEL + j) * QUAD + t] = q;
-                col_sum[col] += i32::from(q);
+                #[cfg(target_arch = "x86_64")]
+                {
+                    col_sum[col] += i32::from(q);
+                }
             }
         }
         PackedMatrixI8 {
@@ -50,6 +55,7 @@ impl PackedMatrixI8 {
             k_padded,
             data,
             scale,
+            #[cfg(target_arch = "x86_64")]
             col_sum,
         }
     }

@@ -113,4 +113,11 @@ pub(in crate::nn::kernels) fn quantizing_a_row_in_avx2_gives_the_portable_bytes(
     );
     assert!(want.iter().all(|&v| (-127..=127).contains(&v)));
     assert_eq!(want.iter().map(|v| v.unsigned_abs()).max(), Some(127));
+    // The bytes times the scale give the row back within half a step.
+    for (&q, &x) in want.iter().zip(&src) {
+        assert!(
+            (f32::from(q) * scale - x).abs() <= 0.5 * scale + 1e-5,
+            "{q} vs {x}"
+        );
+    }
 }

@@ -508,6 +508,17 @@ impl Rules {
     /// An unknown field or value, `komi` (komi is not part of the rules here),
     /// or a tax or button tengen does not play.
     pub fn from_katago_compact(text: &str) -> Result<Rules, String> {
+        KataGoFields::from_katago_compact(text)?.finish()
+    }
+}
+
+impl KataGoFields {
+    /// KataGo's compact form read field by field ([`Rules::from_katago_compact`]),
+    /// not yet finished.
+    ///
+    /// # Errors
+    /// An unknown field or value, or `komi`.
+    pub fn from_katago_compact(text: &str) -> Result<KataGoFields, String> {
         let lower = text.trim().to_ascii_lowercase();
         let mut rest = lower.as_str();
         if rest.is_empty() {
@@ -557,7 +568,7 @@ impl Rules {
             };
             fields.set(key, value)?;
         }
-        fields.finish()
+        Ok(fields)
     }
 }
 
@@ -658,6 +669,25 @@ impl KataGoFields {
             )),
             _ => Ok(self.rules),
         }
+    }
+
+    /// Whether the button was asked for (`hasButton`).
+    pub fn has_button(&self) -> bool {
+        self.button
+    }
+
+    /// The rules read, leaving out what [`KataGoFields::finish`] refuses (a
+    /// tax other than the scoring's own, the button), each named: tengen
+    /// plays the rest.
+    pub fn finish_playable(self) -> (Rules, Vec<String>) {
+        let mut left_out = Vec::new();
+        if let Some(tax) = self.tax.filter(|&tax| tax != self.rules.katago_tax()) {
+            left_out.push(format!("tax {tax}"));
+        }
+        if self.button {
+            left_out.push("hasButton".to_string());
+        }
+        (self.rules, left_out)
     }
 }
 

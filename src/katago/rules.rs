@@ -19,8 +19,6 @@ pub struct ReadRules {
     pub rules: Rules,
     /// The JSON's `komi`, else KataGo's komi for such rules.
     pub komi: f64,
-    /// Whether the text gave a komi (JSON only).
-    pub komi_given: bool,
     /// The parts of the rules tengen does not play, in words.
     pub ignored: Vec<String>,
 }
@@ -73,15 +71,13 @@ pub fn read_text(text: &str, komi: Komi) -> Result<ReadRules, String> {
         return Ok(ReadRules {
             rules: named.rules,
             komi: named.komi,
-            komi_given: false,
             ignored,
         });
     }
-    let (rules, ignored) = read_compact(text)?;
+    let (rules, ignored) = KataGoFields::from_katago_compact(text)?.finish_playable();
     Ok(ReadRules {
         rules,
         komi: default_komi(rules.scoring, false),
-        komi_given: false,
         ignored,
     })
 }
@@ -95,8 +91,6 @@ pub fn read_text(text: &str, komi: Komi) -> Result<ReadRules, String> {
 pub fn read_object(o: &Map<String, Value>, komi: Komi) -> Result<ReadRules, String> {
     let mut fields = KataGoFields::new();
     let mut komi_set = None;
-    let mut tax = None;
-    let mut button = false;
     for (key, value) in o {
         let text = match value {
             Value::String(s) => s.clone(),
@@ -104,74 +98,23 @@ pub fn read_object(o: &Map<String, Value>, komi: Komi) -> Result<ReadRules, Stri
             Value::Number(n) => n.to_string(),
             _ => return Err(format!("{key}: {value} is no rules value")),
         };
-        match key.as_str() {
-            "komi" if komi == Komi::Allowed => {
-                let k = value
-                    .as_f64()
-                    .filter(|k| (-400.0..=400.0).contains(k) && (k * 2.0).fract() == 0.0)
-                    .ok_or("Komi value is not a half-integer or is too extreme")?;
-                komi_set = Some(k);
-            }
-            "tax" => {
-                // Checked here, applied once the scoring is known.
-                KataGoFields::new().set("tax", &text)?;
-                tax = Some(text.to_ascii_uppercase());
-            }
-            "hasButton" => {
-                let mut probe = KataGoFields::new();
-                probe.set("hasButton", &text)?;
-                button = probe.finish().is_err();
-            }
-            _ => fields.set(key, &text)?,
+        if key == "komi" && komi == Komi::Allowed {
+            let k = value
+                .as_f64()
+                .filter(|k| (-400.0..=400.0).contains(k) && (k * 2.0).fract() == 0.0)
+                .ok_or("Komi value is not a half-integer or is too extreme")?;
+            komi_set = Some(k);
+        } else {
+            fields.set(key, &text)?;
         }
     }
-    let (rules, ignored) = finish(fields, tax, button)?;
+    let button = fields.has_button();
+    let (rules, ignored) = fields.finish_playable();
     Ok(ReadRules {
         rules,
         komi: komi_set.unwrap_or(default_komi(rules.scoring, button)),
-        komi_given: komi_set.is_some(),
         ignored,
     })
-}
-
-/// Reads KataGo's compact form, leaving out a tax or button tengen does not
-/// play (each is cut from the text before the rest is read).
-fn read_compact(text: &str) -> Result<(Rules, Vec<String>), String> {
-    let mut rest = text.trim().to_ascii_lowercase();
-    let mut cut = |field: &str, values: &[&str]| -> Option<String> {
-        let at = rest.find(field)?;
-        let after = &rest[at + field.len()..];
-        let value = values.iter().find(|v| after.starts_with(*v))?.to_string();
-        rest.replace_range(at..at + field.len() + value.len(), "");
-        Some(value)
-    };
-    let tax = cut("tax", &["none", "seki", "all"]);
-    let button = cut("button", &["1", "0"]).is_some_and(|b| b == "1");
-    let mut fields = KataGoFields::new();
-    if !rest.is_empty() {
-        fields = KataGoFields::from_rules(Rules::from_katago_compact(&rest)?);
-    }
-    finish(fields, tax.map(|t| t.to_ascii_uppercase()), button)
-}
-
-/// The rules `fields` hold, the tax and button left out where tengen does
-/// not play them.
-fn finish(
-    fields: KataGoFields,
-    tax: Option<String>,
-    button: bool,
-) -> Result<(Rules, Vec<String>), String> {
-    let rules = fields.finish()?;
-    let mut ignored = Vec::new();
-    if let Some(tax) = tax {
-        if tax != rules.katago_tax() {
-            ignored.push(format!("tax {tax}"));
-        }
-    }
-    if button {
-        ignored.push("hasButton".to_string());
-    }
-    Ok((rules, ignored))
 }
 
 /// KataGo's komi for rules given without one: 6.5 under territory scoring,
@@ -223,8 +166,15 @@ mod tests {
             assert_eq!(read.ignored, [left_out], "{text}");
             assert!(read.ignored_message().unwrap().contains(left_out));
         }
-        let button = read_text(r#"{"hasButton":true,"komi":7}"#, Komi::Allowed).unwrap();
-        assert_eq!((button.komi, button.komi_given), (7.0, true));
+        // A komi given wins over the button's own (7).
+        let button = read_text(r#"{"hasButton":true,"komi":5.5}"#, Komi::Allowed).unwrap();
+        assert_eq!(button.komi, 5.5);
+        assert_eq!(
+            read_text(r#"{"hasButton":true}"#, Komi::Allowed)
+                .unwrap()
+                .komi,
+            7.0
+        );
         assert!(read_text(r#"{"hasButton":false}"#, Komi::Refused)
             .unwrap()
             .ignored

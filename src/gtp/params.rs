@@ -101,7 +101,6 @@ impl Setting {
             Setting::Pondering(on) => s.options.ponder = on,
             Setting::Limit(key, value) => {
                 s.search_limits.apply(&key, &value).map_err(|e| e.message)?;
-                s.options.limits = s.search_limits.limits();
             }
             Setting::RootSymmetryPruning(on) => s.options.root_symmetry_pruning = on,
         }

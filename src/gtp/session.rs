@@ -129,8 +129,9 @@ pub struct Session {
     /// When the command being handled arrived: a `genmove`'s time counts
     /// from there, as the controller's clock does.
     pub(super) received: Instant,
-    /// `kata-set-param`'s visit and time limits as given, which make
-    /// `options.limits`.
+    /// The visit and time limits: the command line's `--visits`/`--time`,
+    /// then `kata-set-param`'s, each kept as given (the most a `genmove` may
+    /// use: the clock may shorten it).
     pub(super) search_limits: SearchLimits,
     /// The win rate of the last move `genmove` played: its colour, the move's
     /// number and the win rate the search gave it. The next `genmove` of that
@@ -437,7 +438,7 @@ impl Session {
         let choices = self.root_choices(color, avoided);
         let options = GenmoveOptions {
             limits: time::limits(
-                self.options.limits,
+                self.search_limits.limits(),
                 &self.clock,
                 color,
                 self.game.board(),

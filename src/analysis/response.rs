@@ -16,7 +16,7 @@ use super::query::{Fault, Query, Warning};
 use crate::engine::{Listed, Report};
 use crate::go::board::{Board, Color, Geometry, Move};
 use crate::go::vertex::format_move;
-use crate::katago::move_view::{root_ownership, MoveView};
+use crate::katago::move_view::{root_ownership, seen_by, MoveView};
 use crate::nn::NetEval;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -171,7 +171,12 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
             return None;
         }
         let black = t.moves_ownership.iter().find(|(m, _)| *m == mv)?;
-        Some(ownership_for(&black.1, view == Color::Black))
+        Some(
+            seen_by(&black.1, Color::Black, view)
+                .into_iter()
+                .map(round8)
+                .collect(),
+        )
     };
     let move_infos = t
         .listing
@@ -197,8 +202,8 @@ pub fn analysis(t: &Turn, report: &Report, during_search: bool) -> Value {
         human: t.human.map(|e| human_info(&e.to_view(view))),
     };
     let ownership = q.include_ownership.then(|| {
-        let net = t.root.map(|e| e.to_view(Color::Black).ownership);
-        root_ownership(report, t.board, t.to_move, view, net.as_deref())
+        let net = t.root.map(|e| (&e.ownership[..], e.view));
+        root_ownership(report, t.board, t.to_move, view, net)
             .into_iter()
             .map(round8)
             .collect()
@@ -252,20 +257,6 @@ fn internal_error(id: &str, turn: usize, why: &str) -> Value {
         "turnNumber": turn,
         "error": format!("internal error while writing the analysis of turn {turn}"),
     })
-}
-
-/// Black's ownership (`black_view`) or White's (the negation).
-fn ownership_for(black: &[f32], black_view: bool) -> Vec<f64> {
-    black
-        .iter()
-        .map(|&o| {
-            round8(if black_view {
-                f64::from(o)
-            } else {
-                -f64::from(o)
-            })
-        })
-        .collect()
 }
 
 fn move_info(

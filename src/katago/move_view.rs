@@ -72,15 +72,15 @@ impl MoveView {
 
 /// The root's ownership from `view`'s side, for a search of `board` with
 /// `to_move` to play: the search's own; before it has any, the net's view of
-/// the root (`net`, Black's ownership) where the front end has one, else
-/// the plain count of the board (each stone and each surrounded area to its
-/// owner).
+/// the root (`net`: its ownership and the side it is from) where the front
+/// end has one, else the plain count of the board (each stone and each
+/// surrounded area to its owner).
 pub fn root_ownership(
     report: &Report,
     board: &Board,
     to_move: Color,
     view: Color,
-    net: Option<&[f32]>,
+    net: Option<(&[f32], Color)>,
 ) -> Vec<f64> {
     let area = board.geometry().area();
     let sign = |c: Color| if c == view { 1.0 } else { -1.0 };
@@ -91,17 +91,20 @@ pub fn root_ownership(
             .map(|&o| sign(to_move) * o)
             .collect();
     }
-    if let Some(black) = net.filter(|n| n.len() == area) {
-        return black
-            .iter()
-            .map(|&o| sign(Color::Black) * f64::from(o))
-            .collect();
+    if let Some((ownership, side)) = net.filter(|(o, _)| o.len() == area) {
+        return seen_by(ownership, side, view);
     }
     let (_, owners) = score::count(board, &[]);
     owners
         .into_iter()
         .map(|(_, owner)| owner.map_or(0.0, sign))
         .collect()
+}
+
+/// A net's `ownership`, given from `side`'s point of view, from `view`'s.
+pub fn seen_by(ownership: &[f32], side: Color, view: Color) -> Vec<f64> {
+    let sign = if side == view { 1.0 } else { -1.0 };
+    ownership.iter().map(|&o| sign * f64::from(o)).collect()
 }
 
 #[cfg(test)]
@@ -157,13 +160,25 @@ mod tests {
             "White owns all: {counted:?}"
         );
         let net = [0.5f32; 9];
-        let from_net = root_ownership(&empty, &board, Color::Black, Color::White, Some(&net));
+        let from_net = root_ownership(
+            &empty,
+            &board,
+            Color::Black,
+            Color::White,
+            Some((&net, Color::Black)),
+        );
         assert!(from_net.iter().all(|&o| o == -0.5));
         let searched = Report {
             ownership: vec![0.25; 9],
             ..Report::default()
         };
-        let own = root_ownership(&searched, &board, Color::Black, Color::White, Some(&net));
+        let own = root_ownership(
+            &searched,
+            &board,
+            Color::Black,
+            Color::White,
+            Some((&net, Color::Black)),
+        );
         assert!(own.iter().all(|&o| o == -0.25));
     }
 }

@@ -225,14 +225,8 @@ impl Search<'_> {
     fn begin(&self, root: &Root) {
         let mut t = lock(self.tree);
         t.table.new_search();
-        t.ownership.clear();
-        t.playouts = 0;
-        t.simulations = 0;
-        t.prunes = 0;
-        t.in_flight = 0;
-        t.biases.new_search();
-        t.budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
-        t.expand_after = root.expand_after;
+        let budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
+        t.start_search(budget, root.expand_after);
         // The root's own evaluation is its own now: no correction from
         // the buckets of the search in which it was a descendant.
         if let Some(slot) = t.table.find(root.key, NO_SLOT) {

@@ -69,18 +69,25 @@ impl Tree {
 }
 
 impl Tree {
+    /// This search's counts, ownership and buckets afresh, with a budget of
+    /// `budget` simulations and leaves expanded after `expand_after` visits
+    /// (the table is left as it is).
+    pub fn start_search(&mut self, budget: u64, expand_after: u32) {
+        self.ownership.clear();
+        self.playouts = 0;
+        self.simulations = 0;
+        self.prunes = 0;
+        self.in_flight = 0;
+        self.waiting = 0;
+        self.biases.new_search();
+        self.budget = budget;
+        self.expand_after = expand_after;
+    }
+
     /// Empty again, as after [`Tree::try_new`], keeping the table's memory.
     pub fn reset(&mut self) {
         self.table.clear();
-        self.ownership = OwnershipMap::default();
-        self.playouts = 0;
-        self.simulations = 0;
-        self.expand_after = 2;
-        self.prunes = 0;
-        self.biases = BiasTable::new();
-        self.in_flight = 0;
-        self.budget = u64::MAX;
-        self.waiting = 0;
+        self.start_search(u64::MAX, 2);
     }
 
     /// A tree over a table of `tt_mb` megabytes.

@@ -164,9 +164,8 @@ fn expand(tree: &str) -> Vec<String> {
 }
 
 fn expand_plain(tree: &str) -> Vec<String> {
-    let tree = tree.to_string();
     let Some(open) = tree.find('{') else {
-        return vec![tree];
+        return vec![tree.to_string()];
     };
     let prefix = &tree[..open];
     let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];

@@ -116,6 +116,13 @@ struct EngineArgs {
     #[arg(long, default_value_t = PuctConfig::default().subtree_bias_factor,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     subtree_bias: f32,
+    /// With a net of model version 10 or later: how much more a leaf the
+    /// net is sure of counts in the search than one it is unsure of
+    /// (0 = off, every leaf alike; KataGo's `uncertaintyCoeff`, 0.25 there,
+    /// its largest weight 8; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().uncertainty_coeff,
+          allow_negative_numbers = true, value_parser = non_negative)]
+    uncertainty: f32,
     /// With --model: PUCT's exploration constant on tengen's 0..1 values
     /// (KataGo's `cpuctExploration`, 1.0 on its -1..1 utilities; for tuning
     /// matches).
@@ -506,6 +513,7 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
             value_weight_exponent: args.value_weight_exponent,
             noise_prune_scale: args.noise_prune_scale,
             subtree_bias_factor: args.subtree_bias,
+            uncertainty_coeff: args.uncertainty,
             c_puct: args.cpuct,
             ..PuctConfig::default()
         },

@@ -4,6 +4,7 @@
 use super::classical::playout::Policy;
 use super::classical::priors::PriorWeights;
 use super::puct::PuctConfig;
+use super::uncertainty::UncertaintyWeighting;
 use super::value_weight::ValueShaping;
 use crate::engine::level::Level;
 use crate::nn::metadata::SgfMetadata;
@@ -99,14 +100,31 @@ pub struct SearchConfig {
 impl SearchConfig {
     /// How the network's search weights a node's children in its value
     /// ([`super::value_weight`]). Gaps between values are measured in KataGo's
-    /// utility units, in which a whole win against a whole loss is 2: the
-    /// win rate's share of tengen's value is `1 - score_weight`.
+    /// utility units.
     pub fn value_shaping(&self) -> ValueShaping {
         ValueShaping {
             exponent: f64::from(self.puct.value_weight_exponent),
             noise_prune_scale: f64::from(self.puct.noise_prune_scale),
-            utility_per_value: 2.0 / (1.0 - self.score_weight).max(0.1),
+            utility_per_value: self.utility_per_value(),
         }
+    }
+
+    /// How the network's search weights each leaf by its net's certainty
+    /// ([`super::uncertainty`]); `None` when it does not.
+    pub fn uncertainty_weighting(&self) -> Option<UncertaintyWeighting> {
+        (self.puct.uncertainty_coeff > 0.0).then(|| UncertaintyWeighting {
+            coeff: f64::from(self.puct.uncertainty_coeff),
+            max_weight: f64::from(self.puct.uncertainty_max_weight),
+            score_weight: self.score_weight,
+            utility_per_value: self.utility_per_value(),
+        })
+    }
+
+    /// KataGo utility units per unit of tengen's value: a whole win against
+    /// a whole loss is 2 there, and the win rate's share of tengen's value
+    /// is `1 - score_weight`.
+    fn utility_per_value(&self) -> f64 {
+        2.0 / (1.0 - self.score_weight).max(0.1)
     }
 }
 

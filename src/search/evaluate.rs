@@ -64,6 +64,10 @@ pub struct LeafEval {
     /// for [`LeafKind::Judged`].
     pub margin: f64,
     pub score_stdev: f64,
+    /// The result's weight in the nodes above it: 1, or under uncertainty
+    /// weighting ([`super::uncertainty`]) more for an evaluation its net is
+    /// sure of, less for one it is not.
+    pub weight: f64,
     /// Black's winning chance, 0..=1, and expected lead in points, for
     /// [`LeafKind::Judged`].
     pub black_win: f64,
@@ -86,6 +90,7 @@ impl LeafEval {
             value: 0.5,
             margin: 0.0,
             score_stdev: 0.0,
+            weight: 1.0,
             black_win: 0.5,
             lead: 0.0,
             ownership: Vec::with_capacity(crate::go::board::CELLS),

@@ -23,7 +23,8 @@
 //! - [`evaluate`]: the seam ([`evaluate::LeafEvaluator`]) and what crosses it;
 //! - [`classical`]: heuristic priors and playouts, chosen among by UCT + RAVE;
 //! - [`network`]: a KataGo net's policy, value, score and ownership, chosen
-//!   among by [`puct`], cached in [`net_cache`];
+//!   among by [`puct`], cached in [`net_cache`], each leaf weighted by the
+//!   net's certainty ([`uncertainty`]);
 //! - [`ownership`]: ownership maps, dead stones, seki, settled scores;
 //! - [`simulated`]: a net's fixed answer after a chosen latency, for
 //!   measuring how the search scales with threads.
@@ -71,6 +72,7 @@ pub mod subtree_bias;
 mod test_nets;
 pub mod tree;
 pub mod tt;
+pub mod uncertainty;
 pub mod value;
 pub mod value_weight;
 

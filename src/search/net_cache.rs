@@ -36,6 +36,10 @@ pub struct CachedValue {
     pub black_score: f32,
     pub score_stdev: f32,
     pub black_lead: f32,
+    /// The net's short-term error estimates (win/loss, score); -1 for a net
+    /// without them.
+    pub winloss_error: f32,
+    pub score_error: f32,
 }
 
 /// See the module documentation.
@@ -272,6 +276,8 @@ mod tests {
             black_score: 3.5,
             score_stdev: 9.0,
             black_lead: 2.5,
+            winloss_error: 0.125,
+            score_error: 4.0,
         };
         let (mut p, mut o) = (vec![0.0; n * n + 1], vec![0.0; n * n]);
         assert_eq!(cache.get(42, &mut p, &mut o), None);

@@ -89,6 +89,8 @@ fn black_view(e: &NetEval, policy: &mut Vec<f32>, ownership: &mut Vec<f32>) -> C
         black_score: sign * e.score_mean,
         score_stdev: e.score_stdev,
         black_lead: sign * e.lead,
+        winloss_error: e.shortterm_winloss_error,
+        score_error: e.shortterm_score_error,
     }
 }
 
@@ -122,15 +124,25 @@ fn fill(
     out.score_stdev = v.score_stdev as f64;
     out.black_win = v.black_win as f64;
     out.lead = v.black_lead as f64;
+    // The side of a square board of the same area.
+    let size = (area as f64).sqrt();
     out.value = net_value(
         v.black_win as f64,
         v.black_score as f64,
         v.score_stdev as f64,
         center,
-        // The side of a square board of the same area.
-        (area as f64).sqrt(),
+        size,
         cfg.score_weight,
     );
+    out.weight = cfg.uncertainty_weighting().map_or(1.0, |u| {
+        u.weight(
+            f64::from(v.winloss_error),
+            f64::from(v.score_error),
+            out.margin,
+            center,
+            size,
+        )
+    });
     ownership_by_point(board, ownership, &mut out.ownership);
     out.priors.fill(Prior::default());
     for p in board.geometry().points() {
@@ -183,6 +195,7 @@ fn neutral(out: &mut LeafEval) {
     out.black_win = 0.5;
     out.lead = 0.0;
     out.value = 0.5;
+    out.weight = 1.0;
 }
 
 /// What a policy optimism adds to a net cache key: the optimism is part of

@@ -6,7 +6,9 @@
 //!   (virtual loss) count as losses;
 //! - `P` the policy prior, at the root raised to `1 / temperature` and
 //!   renormalised;
-//! - `N` the visits of all edges, `n` this edge's;
+//! - `N` the weight of all edges, `n` this edge's: their visits, each
+//!   weighted by the certainty of its evaluation under uncertainty
+//!   weighting ([`super::uncertainty`]), in-flight visits counting 1;
 //! - `c(N) = (c_puct + c_log · ln((N + base) / base)) · s`, which grows
 //!   slowly with the visits (KataGo's `cpuctExploration`,
 //!   `cpuctExplorationLog`, `cpuctExplorationBase`), where
@@ -53,6 +55,11 @@ pub struct PuctConfig {
     /// `subtreeValueBiasWeightExponent`.
     pub subtree_bias_factor: f32,
     pub subtree_bias_exponent: f32,
+    /// Uncertainty-weighted playouts ([`super::uncertainty`]): KataGo's
+    /// `uncertaintyCoeff` (0: off, every leaf weighs 1) and
+    /// `uncertaintyMaxWeight`.
+    pub uncertainty_coeff: f32,
+    pub uncertainty_max_weight: f32,
 }
 
 impl Default for PuctConfig {
@@ -75,6 +82,8 @@ impl Default for PuctConfig {
             // KataGo's 0.45 lost at 100 visits against KataGo (docs/search.md).
             subtree_bias_factor: 0.0,
             subtree_bias_exponent: 0.85,
+            uncertainty_coeff: 0.0,
+            uncertainty_max_weight: 8.0,
         }
     }
 }
@@ -92,9 +101,9 @@ pub fn select(
     let mut total = 0.0f32;
     let mut visited_policy = 0.0f32;
     for e in edges {
-        let n = e.visits as f32 + e.in_flight as f32;
+        let n = e.weight + e.in_flight as f32;
         total += n;
-        if n > 0.0 {
+        if e.visits > 0 || e.in_flight > 0 {
             visited_policy += e.prior_w;
         }
     }
@@ -129,7 +138,7 @@ pub fn select(
     // past it, an unvisited edge with a smaller prior cannot win.
     let mut unvisited_prior = f32::NEG_INFINITY;
     for (i, e) in edges.iter().enumerate() {
-        let n = e.visits as f32 + e.in_flight as f32;
+        let n = e.weight + e.in_flight as f32;
         if n == 0.0
             && !tempered
             && (e.prior_w < unvisited_prior || (e.prior_w == unvisited_prior && e.point == PASS))
@@ -143,7 +152,7 @@ pub fn select(
             unvisited_prior = e.prior_w;
         }
         let q = if n > 0.0 {
-            e.visits as f32 * for_mover(e.child_q, mover) / n
+            e.weight * for_mover(e.child_q, mover) / n
         } else {
             fpu
         };
@@ -164,7 +173,8 @@ pub fn select(
 
 /// The weight each root move keeps when the root's figures are reported
 /// (KataGo's pruned root values): the most visited move (counting a little
-/// policy, discounting its latest visit) keeps its visits; any other keeps
+/// policy, discounting its latest visit) keeps its weight (its visits
+/// without uncertainty weighting); any other keeps
 /// at most the visits PUCT would have given it had it known its value from
 /// the start, the `w` with `q + c · P / (1 + w)` equal to the best move's
 /// urgency. Visits spent on a move before it proved poor count no more.
@@ -178,11 +188,13 @@ pub fn retrospective_weights(
     weights: &mut Vec<f64>,
 ) {
     weights.clear();
-    weights.extend(
-        edges
-            .iter()
-            .map(|e| if allowed(e) { f64::from(e.visits) } else { 0.0 }),
-    );
+    weights.extend(edges.iter().map(|e| {
+        if allowed(e) && e.visits > 0 {
+            f64::from(e.weight)
+        } else {
+            0.0
+        }
+    }));
     let goodness = |i: usize| {
         let n = weights[i];
         n * (n - 1.0).max(0.0) / n.max(1.0) + 2.0 * f64::from(edges[i].prior_w)
@@ -331,6 +343,7 @@ mod tests {
             point,
             prior_w: prior,
             visits,
+            weight: visits as f32,
             child_q: black_q,
             child_slot: NO_SLOT,
             ..Edge::default()
@@ -339,9 +352,10 @@ mod tests {
 
     fn node_over(edges: &[Edge]) -> Node {
         let child_n: u32 = edges.iter().map(|e| e.visits).sum();
+        let child_w: f64 = edges.iter().map(|e| f64::from(e.weight)).sum();
         let child_sum: f64 = edges
             .iter()
-            .map(|e| e.visits as f64 * e.child_q as f64)
+            .map(|e| f64::from(e.weight) * e.child_q as f64)
             .sum();
         // Results whose squares spread around the children's values.
         let value_sq_sum: f64 = 0.25
@@ -352,8 +366,10 @@ mod tests {
         Node {
             key: 1,
             own_n: 1,
+            own_w: 1.0,
             own_sum: 0.5,
             child_n,
+            child_w,
             child_sum,
             score_n: child_n + 1,
             value_sq_sum,
@@ -371,7 +387,7 @@ mod tests {
         mover: Color,
         root: bool,
     ) -> f32 {
-        let total: f32 = edges.iter().map(|e| e.visits as f32).sum();
+        let total: f32 = edges.iter().map(|e| e.weight).sum();
         // The spread of the values below the node, the prior counted as
         // `stdev_prior_weight` extra results (Bessel-corrected).
         let n = node.score_n as f64;
@@ -381,7 +397,8 @@ mod tests {
         let stdev = if n <= 1.0 {
             prior
         } else {
-            let sum_sq = node.value_sq_sum + w * (mean * mean + prior * prior);
+            // The mean square is never below the square of the mean.
+            let sum_sq = node.value_sq_sum.max(n * mean * mean) + w * (mean * mean + prior * prior);
             (sum_sq / (n + w - 1.0) - mean * mean).max(0.0).sqrt()
         };
         let s = 1.0 + cfg.stdev_scale * (stdev as f32 / cfg.stdev_prior - 1.0);
@@ -409,7 +426,7 @@ mod tests {
         } else {
             1.0 - e.child_q
         };
-        q + c * (total + 0.01).sqrt() * e.prior_w / (1.0 + e.visits as f32)
+        q + c * (total + 0.01).sqrt() * e.prior_w / (1.0 + e.weight)
     }
 
     #[test]
@@ -430,7 +447,13 @@ mod tests {
                 } else {
                     (next() * 50.0) as u32
                 };
-                edges.push(edge(i as u16 + 1, next(), visits, next()));
+                let mut e = edge(i as u16 + 1, next(), visits, next());
+                // Half the cases weigh their visits as uncertainty
+                // weighting does: 1/4 to 8 each.
+                if case % 2 == 1 {
+                    e.weight = visits as f32 * (0.25 + 7.75 * next());
+                }
+                edges.push(e);
             }
             let node = node_over(&edges);
             for (mover, root, cfg) in [Color::Black, Color::White]

@@ -355,6 +355,7 @@ mod tests {
     }
 
     fn check_graph_invariants_of(mut engine: MctsEngine, ko: KoRule, visits: u64) {
+        let weighted = engine.uses_network() && engine.config.uncertainty_weighting().is_some();
         let mut rules = Preset::Chinese.rules();
         rules.ko = ko;
         let mut game = Game::new(Geometry::new(5).unwrap(), rules, 0.5);
@@ -374,16 +375,28 @@ mod tests {
             color = color.opp();
         }
         let t = lock(&engine.tree);
-        let (mut nodes, mut edges_checked, mut multi) = (0, 0, 0);
+        let (mut nodes, mut edges_checked, mut multi, mut weights_seen) = (0, 0, 0, 0);
         for slot in t.table.occupied() {
             let node = t.table.node(slot);
             let edges = t.table.edges(slot);
             let n: u32 = edges.iter().map(|e| e.visits).sum();
+            let w: f64 = edges.iter().map(|e| f64::from(e.weight)).sum();
             let sum: f64 = edges
                 .iter()
-                .map(|e| e.visits as f64 * e.child_q as f64)
+                .map(|e| f64::from(e.weight) * e.child_q as f64)
                 .sum();
             assert_eq!(node.child_n, n);
+            assert!((node.child_w - w).abs() < 1e-6 * (1.0 + w));
+            if !weighted {
+                assert!(edges.iter().all(|e| e.weight == e.visits as f32));
+                assert_eq!(node.own_w, f64::from(node.own_n));
+            }
+            for e in edges.iter() {
+                // Every visit weighs something, at most the largest weight.
+                assert!(e.weight >= 0.0 && e.weight <= 8.0 * e.visits as f32 + 1e-3);
+                assert_eq!(e.weight > 0.0, e.visits > 0);
+            }
+            weights_seen += edges.iter().filter(|e| e.weight != e.visits as f32).count();
             if engine.uses_network() {
                 // The children weighted as [`value_weight`] weighs them for
                 // the player to move here (which the node does not record:
@@ -396,7 +409,7 @@ mod tests {
                         .map(|e| value_weight::Child {
                             prior: e.prior_w,
                             value: for_mover(e.child_q, mover) as f64,
-                            visits: e.visits as f64,
+                            visits: f64::from(e.weight),
                             tag: 0,
                         })
                         .collect();
@@ -406,7 +419,7 @@ mod tests {
                     } else {
                         1.0 - mean
                     };
-                    n as f64 * black
+                    w * black
                 };
                 let close = |want: f64| (node.child_sum - want).abs() < 1e-4 * (1.0 + want);
                 assert!(
@@ -441,6 +454,9 @@ mod tests {
         if !engine.config.transpositions || ko == KoRule::Simple {
             assert_eq!(multi, 0, "one child per edge without a history key");
         }
+        if weighted {
+            assert!(weights_seen > 100, "{weights_seen} edges weighted");
+        }
     }
 
     #[test]
@@ -461,6 +477,30 @@ mod tests {
             .unwrap();
             check_graph_invariants_of(engine, ko, 600);
         }
+    }
+
+    /// Uncertainty weighting with a net that has the short-term error
+    /// heads (the transformer, model version 15): the edges weigh their
+    /// visits, and the nodes sum their edges' weights.
+    #[test]
+    #[ignore = "heavy: .ci/run runs it in its second step"]
+    fn graph_invariants_hold_with_uncertainty_weighting() {
+        let Some(net) = test_nets::transformer() else {
+            return;
+        };
+        let engine = MctsEngine::with_network(
+            SearchConfig {
+                tt_mb: 64,
+                puct: PuctConfig {
+                    uncertainty_coeff: 0.25,
+                    ..PuctConfig::default()
+                },
+                ..SearchConfig::default()
+            },
+            net,
+        )
+        .unwrap();
+        check_graph_invariants_of(engine, KoRule::Positional, 200);
     }
 
     #[test]

@@ -48,12 +48,17 @@ pub struct Node {
     pub key: u64,
     /// Playouts evaluated at this node itself (as a leaf or terminal).
     pub own_n: u32,
-    /// Sum of Black's results of those playouts.
+    /// The sum of those playouts' weights (each 1 without uncertainty
+    /// weighting; see [`super::uncertainty`]).
+    pub own_w: f64,
+    /// Sum of Black's results of those playouts, each times its weight.
     pub own_sum: f64,
     /// Sum of edge visits.
     pub child_n: u32,
-    /// Sum over edges of `visits * child_q` (recomputed from the children on
-    /// every backup through the node).
+    /// Sum of edge weights (as `child_n` without uncertainty weighting).
+    pub child_w: f64,
+    /// Sum over edges of `weight * child_q` (recomputed from the children
+    /// on every backup through the node).
     pub child_sum: f64,
     /// Sum and count of the final margins (Black's, komi included) of every
     /// playout through the node.
@@ -90,18 +95,38 @@ impl Node {
         self.own_n + self.child_n
     }
 
+    /// W: the weight of the node's visits (its visits without uncertainty
+    /// weighting).
+    #[inline]
+    pub fn weight(&self) -> f64 {
+        self.own_w + self.child_w
+    }
+
+    /// The mean weight of one of the node's visits (1 with none): what a
+    /// transposition to it weighs in its parents.
+    #[inline]
+    pub fn weight_per_visit(&self) -> f64 {
+        let n = self.visits();
+        if n == 0 || self.weight() <= 0.0 {
+            1.0
+        } else {
+            self.weight() / f64::from(n)
+        }
+    }
+
     /// Q: Black's value, or 0.5 with no visits: the winning probability,
     /// blended with the margin by
     /// [`SearchConfig::score_weight`](super::config::SearchConfig::score_weight);
-    /// the node's own evaluations corrected by its subtree bias.
+    /// the weighted mean of the node's own evaluations, corrected by its
+    /// subtree bias, and its children's values.
     #[inline]
     pub fn value(&self) -> f64 {
-        let n = self.visits();
-        if n == 0 {
+        let w = self.weight();
+        if self.visits() == 0 || w <= 0.0 {
             0.5
         } else {
-            let own = self.own_sum + self.own_n as f64 * f64::from(self.bias.bias);
-            ((own + self.child_sum) / n as f64).clamp(0.0, 1.0)
+            let own = self.own_sum + self.own_w * f64::from(self.bias.bias);
+            ((own + self.child_sum) / w).clamp(0.0, 1.0)
         }
     }
 
@@ -185,10 +210,12 @@ impl Node {
     /// Forgets the node's edges: their statistics become the node's own.
     fn fold_children(&mut self) {
         self.own_n += self.child_n;
+        self.own_w += self.child_w;
         self.own_sum += self.child_sum;
         // Folded children are not the node's own evaluations.
         self.bias = Contribution::default();
         self.child_n = 0;
+        self.child_w = 0.0;
         self.child_sum = 0.0;
         self.edges_len = 0;
         self.edges_start = 0;
@@ -217,6 +244,9 @@ pub struct Edge {
     pub point: u16,
     /// Playouts that went through this edge (parent→child visits).
     pub visits: u32,
+    /// The sum of those playouts' weights (as `visits` without uncertainty
+    /// weighting): what PUCT and the parent's value count the edge for.
+    pub weight: f32,
     /// Playouts in flight through this edge (virtual loss).
     pub in_flight: u8,
     /// The edge has led to more than one child: under superko, a capture from
@@ -251,8 +281,8 @@ impl Edge {
     }
 }
 
-// Edges are most of the memory: keep them at 40 bytes.
-const _: () = assert!(std::mem::size_of::<Edge>() == 40);
+// Edges are most of the memory: keep them at 48 bytes.
+const _: () = assert!(std::mem::size_of::<Edge>() == 48);
 
 /// See the module documentation.
 pub struct Table {
@@ -407,9 +437,10 @@ impl Table {
     }
 
     /// Recomputes the node's child statistics from its edges, as graph search
-    /// requires: `child_n = Σ edge visits`, `child_sum = child_n · Q̄`, where
-    /// `Q̄` is the children's mean value (Black's), each weighted by its
-    /// edge's visits, or with `shaping` by the weights
+    /// requires: `child_n = Σ edge visits`, `child_w = Σ edge weights`,
+    /// `child_sum = child_w · Q̄`, where `Q̄` is the children's mean value
+    /// (Black's), each weighted by its edge's weight, or with `shaping` by
+    /// the weights
     /// [`ValueShaping::mean`] gives them for `mover`, the player choosing
     /// among them. With `reread`, each visited edge first re-reads its
     /// child's current value (transpositions may have changed it through
@@ -417,7 +448,7 @@ impl Table {
     pub fn refresh(&mut self, slot: u32, reread: bool, shaping: Option<(Color, &ValueShaping)>) {
         let n = self.slots[slot as usize];
         let range = n.edges_start as usize..n.edges_start as usize + n.edges_len as usize;
-        let (mut visits, mut sum) = (0u32, 0.0f64);
+        let (mut visits, mut weight, mut sum) = (0u32, 0.0f64, 0.0f64);
         self.children.clear();
         for e in &mut self.edges[range] {
             if e.visits == 0 {
@@ -440,13 +471,14 @@ impl Table {
                 }
             }
             visits += e.visits;
-            sum += e.visits as f64 * e.child_q as f64;
+            weight += f64::from(e.weight);
+            sum += f64::from(e.weight) * e.child_q as f64;
             if let Some((mover, _)) = shaping {
                 let q = e.child_q as f64;
                 self.children.push(Child {
                     prior: e.prior_w,
                     value: if mover == Color::Black { q } else { 1.0 - q },
-                    visits: e.visits as f64,
+                    visits: f64::from(e.weight),
                     tag: 0,
                 });
             }
@@ -459,11 +491,12 @@ impl Table {
                 } else {
                     1.0 - mean
                 };
-                sum = visits as f64 * black_mean;
+                sum = weight * black_mean;
             }
         }
         let n = &mut self.slots[slot as usize];
         n.child_n = visits;
+        n.child_w = weight;
         n.child_sum = sum;
     }
 
@@ -617,8 +650,10 @@ mod tests {
             assert!(t.expand(s, &[Edge::new(k as u16, 1.0, 0.5); 2]));
             let (n, e) = t.node_and_edges_mut(s);
             e[0].visits = k as u32;
+            e[0].weight = k as f32;
             e[0].child_q = 1.0;
             n.own_n = 1;
+            n.own_w = 1.0;
             t.refresh(s, false, None);
             slots.push(s);
         }
@@ -646,13 +681,16 @@ mod tests {
             let (n, e) = t.node_and_edges_mut(root);
             e[0].child_key = 12;
             e[0].visits = 3;
+            e[0].weight = 3.0;
             e[0].child_q = 1.0;
             n.child_n = 3;
+            n.child_w = 3.0;
             n.child_sum = 3.0;
         }
         {
             let (n, _) = t.node_and_edges_mut(orphan);
             n.child_n = 4;
+            n.child_w = 4.0;
             n.child_sum = 1.0;
         }
         assert_eq!(t.compact(root), 2);
@@ -662,7 +700,7 @@ mod tests {
         assert_eq!((t.edge_usage() * t.edge_capacity as f64).round(), 3.0);
         let o = t.node(orphan);
         assert!(!o.is_expanded());
-        assert_eq!((o.own_n, o.own_sum), (4, 1.0));
+        assert_eq!((o.own_n, o.own_w, o.own_sum), (4, 4.0, 1.0));
         assert_eq!(t.node(root).value(), 1.0);
     }
 }

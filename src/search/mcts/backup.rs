@@ -32,13 +32,18 @@ impl Worker {
         t.simulations += 1;
         let played_out =
             matches!(leaf, Leaf::Evaluate { .. }) && result.kind == LeafKind::PlayedOut;
-        let (mut q, outcome, counted) = match leaf {
+        // The playout's weight in every node above it: its evaluation's
+        // (uncertainty weighting), or a transposition's mean.
+        let (mut q, outcome, counted, weight) = match leaf {
             Leaf::Evaluate { slot, .. } => {
-                self.record_leaf(t, root, cfg, slot, result, rave_search, edges_built)
+                let weight = if played_out { 1.0 } else { result.weight };
+                let (q, v, counted) =
+                    self.record_leaf(t, root, cfg, slot, result, weight, rave_search, edges_built);
+                (q, v, counted, weight)
             }
             Leaf::Transposition(s) => {
                 let n = t.table.node(s);
-                (n.value(), n.value(), n.mean_outcome())
+                (n.value(), n.value(), n.mean_outcome(), n.weight_per_visit())
             }
         };
         // AMAF (classical search only): the first play on each point after a
@@ -75,8 +80,9 @@ impl Worker {
             let e = &mut edges[idx];
             e.in_flight = e.in_flight.saturating_sub(1);
             e.visits += 1;
+            e.weight += weight as f32;
             if e.multi_child {
-                e.child_q += (q as f32 - e.child_q) / e.visits as f32;
+                e.child_q += (q as f32 - e.child_q) * weight as f32 / e.weight;
             } else {
                 e.child_q = q as f32;
             }
@@ -103,10 +109,11 @@ impl Worker {
         }
     }
 
-    /// Records the evaluated leaf's result in its node (`slot`, if the
-    /// table kept one) and the search's counts and ownership, installing the
-    /// edges [`Worker::build_edges`] made when `edges_built`. Returns the
-    /// value to back up, the result's own value and its outcome.
+    /// Records the evaluated leaf's result, of weight `weight`, in its node
+    /// (`slot`, if the table kept one) and the search's counts and
+    /// ownership, installing the edges [`Worker::build_edges`] made when
+    /// `edges_built`. Returns the value to back up, the result's own value
+    /// and its outcome.
     #[allow(clippy::too_many_arguments)]
     fn record_leaf(
         &mut self,
@@ -115,6 +122,7 @@ impl Worker {
         cfg: &SearchConfig,
         slot: Option<u32>,
         result: &LeafEval,
+        weight: f64,
         rave_search: bool,
         edges_built: bool,
     ) -> (f64, f64, Outcome) {
@@ -153,7 +161,8 @@ impl Worker {
             Some(s) => {
                 let n = t.table.node_mut(s);
                 n.own_n += 1;
-                n.own_sum += v;
+                n.own_w += weight;
+                n.own_sum += weight * v;
                 n.record(&counted);
                 let bias_key = self.path.last().map_or(0, |st| st.bias_key);
                 if !rave_search && bias_key != 0 && !played_out {
@@ -180,7 +189,7 @@ impl Worker {
     fn observe_bias(t: &mut Tree, slot: u32, key: u64, cfg: &SearchConfig) {
         let factor = f64::from(cfg.puct.subtree_bias_factor);
         let node = t.table.node_mut(slot);
-        if key == 0 || factor == 0.0 || node.own_n == 0 || node.child_n == 0 {
+        if key == 0 || factor == 0.0 || node.own_w <= 0.0 || node.child_w <= 0.0 {
             return;
         }
         // A node reached by other move orders keeps the bucket it was first
@@ -188,9 +197,9 @@ impl Worker {
         if node.bias.key == 0 {
             node.bias.key = key;
         }
-        let children = node.child_sum / f64::from(node.child_n);
-        let own = node.own_sum / f64::from(node.own_n);
-        let weight = f64::from(node.child_n).powf(f64::from(cfg.puct.subtree_bias_exponent));
+        let children = node.child_sum / node.child_w;
+        let own = node.own_sum / node.own_w;
+        let weight = node.child_w.powf(f64::from(cfg.puct.subtree_bias_exponent));
         let mean = t.biases.observe(&mut node.bias, children - own, weight);
         node.bias.bias = (factor * mean) as f32;
     }

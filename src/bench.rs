@@ -452,8 +452,12 @@ pub fn search_scaling(
 }
 
 /// The process's peak and current resident memory in MB, where the system
-/// tells (Linux `/proc/self/status`).
+/// tells (Linux `/proc/self/status`; elsewhere `None`, also for a Windows
+/// build under Wine, which would read the Wine server's figures there).
 pub fn memory_mb() -> Option<(f64, f64)> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let field = |name: &str| -> Option<f64> {
         let line = status.lines().find(|l| l.starts_with(name))?;

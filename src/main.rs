@@ -562,24 +562,28 @@ fn load_network(
     quiet: bool,
 ) -> Result<std::sync::Arc<tengen::nn::Network>, tengen::nn::ModelError> {
     let start = std::time::Instant::now();
-    let before = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
+    let before = tengen::bench::memory_mb().map(|(_, rss)| rss);
     let mut net = source.load()?;
     let precision = choice.resolve();
     net.set_precision(precision);
     if !quiet {
-        let after = tengen::bench::memory_mb().map_or(0.0, |(_, rss)| rss);
+        // The resident memory where the system tells it (Linux).
+        let resident = match (before, tengen::bench::memory_mb()) {
+            (Some(before), Some((_, after))) => {
+                format!(", {after:.0} MB resident ({:+.0} MB)", after - before)
+            }
+            _ => String::new(),
+        };
         if *source == NetSource::BuiltIn {
             tengen::log_line!("tengen: {}", tengen::nn::builtin::CREDIT);
         }
         tengen::log_line!(
-            "tengen: network from {source}: {} (model version {}, {} trunk channels, {:.1} M parameters) loaded in {:.2} s, {:.0} MB resident ({:+.0} MB)",
+            "tengen: network from {source}: {} (model version {}, {} trunk channels, {:.1} M parameters) loaded in {:.2} s{resident}",
             net.name(),
             net.version(),
             net.trunk_channels(),
             net.parameters() as f64 / 1e6,
             start.elapsed().as_secs_f64(),
-            after,
-            after - before
         );
         if precision != Precision::Fp32 || choice == PrecisionChoice::Auto {
             tengen::log_line!(

@@ -136,6 +136,77 @@ fn unused_config_keys_give_one_warning_line() {
     assert_eq!(err.matches(READY).count(), 1, "{err}");
 }
 
+/// The `analysis_config.cfg` KaTrain 1.20.0 bundles, as installed:
+/// `TENGEN_KATRAIN_CONFIG`, else the copy in the virtual environment `.ci/run`
+/// makes (`target/katrain-venv`); `None` after a [`common::skipped`] notice.
+fn katrain_bundled_config() -> Option<std::path::PathBuf> {
+    if let Some(path) = std::env::var_os("TENGEN_KATRAIN_CONFIG") {
+        return Some(path.into());
+    }
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/katrain-venv/lib");
+    let found = std::fs::read_dir(&lib).ok().and_then(|pythons| {
+        pythons
+            .flatten()
+            .map(|p| {
+                p.path()
+                    .join("site-packages/katrain/KataGo/analysis_config.cfg")
+            })
+            .find(|cfg| cfg.is_file())
+    });
+    if found.is_none() {
+        common::skipped(
+            "no KaTrain config (set TENGEN_KATRAIN_CONFIG, or run .ci/run, which installs \
+             katrain 1.20.0 into target/katrain-venv)",
+            true,
+        );
+    }
+    found
+}
+
+/// KaTrain's own start, on every platform the tests run on (on Windows
+/// KaTrain starts `tengen.exe` as it would `katago.exe`): `analysis -model M
+/// -config C -override-config homeDataDir=D` with KaTrain's bundled config
+/// file unchanged (12 analysis threads, 8 search threads each); then a query
+/// with KaTrain's fields, its line ended by `\r\n` as a Windows client may
+/// end it.
+#[test]
+fn katrains_bundled_config_and_command_line_start_the_engine() {
+    let Some(config) = katrain_bundled_config() else {
+        return;
+    };
+    let Some(net) = common::b6c96_path() else {
+        return;
+    };
+    let home = std::env::temp_dir().join(format!("tengen-katrain-home-{}", std::process::id()));
+    let home_flag = format!("homeDataDir={}", home.display());
+    let mut e = Analysis::start_on_file(&net, &config, &["-override-config", &home_flag]);
+    let mut q = query("QUERY:0", 19, &[("B", "Q16"), ("W", "D4")]);
+    let o = q.as_object_mut().unwrap();
+    o.insert("analyzeTurns".into(), json!([2]));
+    o.insert("maxVisits".into(), json!(60));
+    o.insert("includeOwnership".into(), json!(true));
+    o.insert("includePolicy".into(), json!(true));
+    o.insert(
+        "overrideSettings".into(),
+        json!({"reportAnalysisWinratesAs": "BLACK"}),
+    );
+    e.send_raw(&format!("{q}\r"));
+    let seen = e.until(|v| is_final(v, "QUERY:0"));
+    let r = seen.last().unwrap();
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(r["turnNumber"], 2);
+    assert_eq!(r["rootInfo"]["currentPlayer"], "B");
+    // 60 visits, at most one more per search thread.
+    let visits = r["rootInfo"]["visits"].as_u64().unwrap();
+    assert!((60..=68).contains(&visits), "{visits} visits");
+    assert!(!r["moveInfos"].as_array().unwrap().is_empty());
+    assert_eq!(r["ownership"].as_array().unwrap().len(), 361);
+    let err = e.stderr();
+    assert_eq!(err.matches(READY).count(), 1, "{err}");
+    let rest = e.finish();
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
 /// `reportAnalysisWinratesAs`: BLACK keeps Black's view on both players'
 /// turns, SIDETOMOVE turns with the player; the net's raw values flip
 /// exactly, the search's agree with them.

@@ -136,6 +136,9 @@ fn answer(engine: &mut Analysis, line: &str) -> Vec<Value> {
 /// (KataGo's parser and tengen's word a syntax error differently).
 fn normalised(v: &Value, config: &str) -> Value {
     const PARSE: &str = " - could not parse input line as json request: ";
+    // The path as it is written inside JSON text (a Windows path's `\` escaped).
+    let quoted = Value::from(config).to_string();
+    let config = &quoted[1..quoted.len() - 1];
     let mut v: Value =
         serde_json::from_str(&v.to_string().replace(config, "$CONFIG")).expect("JSON stays JSON");
     if let Some(Value::String(text)) = v.get_mut("error") {

@@ -1,17 +1,22 @@
 //! The network engine (`--model`, the b6c96 net) at the end of a game, over
 //! GTP: `final_score` agrees with GNU Go's on finished games, and a seki is
 //! listed as seki, its stones neither dead nor alive; boards beyond 19×19
-//! fall back to the classical search.
+//! fall back to the classical search. The tests with GNU Go as referee are
+//! Unix-only: they run `/usr/games/gnugo`.
 
 use crate::common;
+#[cfg(unix)]
 use crate::match_support;
 
 use common::Engine;
+#[cfg(unix)]
 use std::io::Write;
+#[cfg(unix)]
 use std::process::{Command, Stdio};
 
 /// GNU Go's answers to `commands` (one GTP command per line), response texts
 /// only, in order (the last is `quit`'s).
+#[cfg(unix)]
 fn gnugo(commands: &str) -> Vec<String> {
     let mut child = Command::new(match_support::GNUGO)
         .args(["--mode", "gtp", "--chinese-rules", "--positional-superko"])
@@ -63,6 +68,7 @@ fn same_score(a: &str, b: &str) -> bool {
 /// The finished games of `sgf/scoring/` (capture races, an invasion, an open
 /// fight, a long game), but for `b24-vs-b23.sgf`, where GNU Go reads a seki
 /// in the lower left that the net (and tengen's playouts) read as dead.
+#[cfg(unix)]
 #[test]
 fn final_score_agrees_with_gnu_go_on_finished_games() {
     if !match_support::gnugo_installed() {
@@ -96,11 +102,13 @@ fn final_score_agrees_with_gnu_go_on_finished_games() {
 
 /// Black's B9-B8-A8 (eye A9) and White's chain (eye E9) share the liberty
 /// C9 that neither can fill: a seki inside Black's wall.
+#[cfg(unix)]
 const SEKI: &str = "play b B9\nplay w D9\nplay b A8\nplay w F9\nplay b B8\nplay w C8\n\
 play b G9\nplay w D8\nplay b G8\nplay w E8\nplay b D7\nplay w F8\nplay b E7\nplay w A7\n\
 play b F7\nplay w B7\nplay b G7\nplay w C7\nplay b A6\nplay w pass\nplay b B6\nplay w pass\n\
 play b C6\nplay w pass\nplay b D6\nplay w pass";
 
+#[cfg(unix)]
 #[test]
 fn a_seki_is_listed_as_seki_and_counted_as_gnu_go_does() {
     let Some(mut e) = net_engine("9") else {

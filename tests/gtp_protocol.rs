@@ -569,6 +569,9 @@ fn negative_numbers_reach_the_range_check() {
     assert!(err.contains("positive number of seconds"), "{err}");
 }
 
+// Unix only: the address-space limit is set with the shell's `ulimit -v`,
+// and the machine's memory read from `/proc/meminfo`.
+#[cfg(unix)]
 #[test]
 fn a_table_larger_than_memory_is_refused_with_a_message() {
     // Under an address-space limit of 2 GB, a 4 GB table cannot be had: the

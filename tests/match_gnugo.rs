@@ -33,6 +33,7 @@ fn run_match(args: &[&str]) -> String {
     stdout
 }
 
+#[cfg(unix)]
 #[test]
 fn gnugo_against_itself_alternates_colours_and_agrees_with_the_referee() {
     let Some(g) = gnugo() else { return };
@@ -80,6 +81,7 @@ fn gnugo_against_itself_alternates_colours_and_agrees_with_the_referee() {
     assert!(out.contains("A win rate 50.0% over 2 games"), "{out}");
 }
 
+#[cfg(unix)]
 #[test]
 fn gnugo_takes_time_settings_and_beats_a_passer() {
     let Some(g) = gnugo() else { return };

@@ -1,16 +1,23 @@
 //! The GTP client against fake engines (small `sh` scripts) that misbehave:
 //! garbage, early exit, hanging, floods on stderr, over-long responses.
+//! The tests with such engines are Unix-only, as the scripts are run by `sh`.
 
+#[cfg(unix)]
 use crate::match_support;
 
+#[cfg(unix)]
 use match_support::TempDir;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 use tengen::match_runner::gtp_client::{GtpClient, GtpError};
 
+#[cfg(unix)]
 const SHORT: Duration = Duration::from_millis(700);
 const LONG: Duration = Duration::from_secs(10);
 
 /// A well-behaved engine loop with a configurable answer to `genmove`.
+#[cfg(unix)]
 fn engine_answering_genmove_with(dir: &TempDir, answer: &str) -> String {
     dir.script(
         "engine.sh",
@@ -27,6 +34,7 @@ done
     )
 }
 
+#[cfg(unix)]
 #[test]
 fn reads_ids_crlf_multiline_and_skips_stray_text() {
     let dir = TempDir::new();
@@ -40,6 +48,7 @@ fn reads_ids_crlf_multiline_and_skips_stray_text() {
     c.quit();
 }
 
+#[cfg(unix)]
 #[test]
 fn failure_responses_keep_the_engine_usable() {
     let dir = TempDir::new();
@@ -55,6 +64,7 @@ fn failure_responses_keep_the_engine_usable() {
     assert_eq!(c.send("clear_board", LONG).unwrap(), "");
 }
 
+#[cfg(unix)]
 #[test]
 fn garbage_without_a_response_times_out() {
     let dir = TempDir::new();
@@ -67,6 +77,7 @@ fn garbage_without_a_response_times_out() {
     assert!(start.elapsed() < LONG);
 }
 
+#[cfg(unix)]
 #[test]
 fn endless_garbage_times_out() {
     let dir = TempDir::new();
@@ -76,6 +87,7 @@ fn endless_garbage_times_out() {
     assert!(matches!(err, GtpError::Timeout { .. }), "{err:?}");
 }
 
+#[cfg(unix)]
 #[test]
 fn an_engine_that_exits_is_reported_with_its_stderr() {
     let dir = TempDir::new();
@@ -102,12 +114,14 @@ fn a_command_that_does_not_exist_fails_cleanly() {
 }
 
 /// State letter of a process from /proc, `None` if it is gone.
+#[cfg(unix)]
 fn process_state(pid: &str) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The state follows the parenthesised command name.
     stat.rsplit(')').next()?.trim().chars().next()
 }
 
+#[cfg(unix)]
 #[test]
 fn a_hung_engine_times_out_and_kill_takes_its_children() {
     let dir = TempDir::new();
@@ -128,6 +142,7 @@ fn a_hung_engine_times_out_and_kill_takes_its_children() {
     wait_until_not_running(sleeper);
 }
 
+#[cfg(unix)]
 #[test]
 fn children_left_behind_by_an_exited_engine_are_killed() {
     let dir = TempDir::new();
@@ -149,6 +164,7 @@ fn children_left_behind_by_an_exited_engine_are_killed() {
 }
 
 /// Waits (a bounded time) for a process to stop running, then checks it did.
+#[cfg(unix)]
 fn wait_until_not_running(pid: &str) {
     let deadline = Instant::now() + LONG;
     while matches!(process_state(pid), Some('S' | 'R')) && Instant::now() < deadline {
@@ -158,6 +174,7 @@ fn wait_until_not_running(pid: &str) {
     assert!(matches!(state, None | Some('Z' | 'X')), "{state:?}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_flood_on_stderr_does_not_block_the_engine() {
     let dir = TempDir::new();
@@ -182,6 +199,7 @@ read line
     assert!(c.stderr_tail().contains("0000"));
 }
 
+#[cfg(unix)]
 #[test]
 fn an_endless_response_is_refused() {
     let dir = TempDir::new();
@@ -194,6 +212,7 @@ fn an_endless_response_is_refused() {
     assert!(matches!(err, GtpError::Malformed { .. }), "{err:?}");
 }
 
+#[cfg(unix)]
 #[test]
 fn an_extra_response_does_not_shift_later_answers() {
     let dir = TempDir::new();
@@ -210,6 +229,7 @@ fn an_extra_response_does_not_shift_later_answers() {
 /// exits at once (the client sees its stdout close and its exit status), but
 /// a process it left behind writes the last words to stderr a moment later,
 /// which is the order the stderr-draining thread may see even for one process.
+#[cfg(unix)]
 #[test]
 fn stderr_written_after_stdout_closed_is_still_reported() {
     let dir = TempDir::new();

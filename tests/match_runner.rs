@@ -1,11 +1,13 @@
 //! `tengen match` end to end with scripted fake engines: every move checked,
 //! every kind of engine failure turned into a lost game, colours alternating,
-//! dead stones only when both engines agree.
+//! dead stones only when both engines agree. The games are Unix-only, as
+//! their fake engines are `sh` scripts.
 
 use crate::match_support;
 
 use match_support::TempDir;
 use std::process::Command;
+#[cfg(unix)]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A fake engine: `genmove` answers the next word of `moves` (then `pass`;
@@ -13,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// and `SLOW` passes after 2 s; `final_status_list dead` answers `dead`;
 /// `play` answers `play_answer`. It lists the time commands (answering them
 /// `=`) and appends every line it reads to `<script>.log`.
+#[cfg(unix)]
 fn fake_engine(dir: &TempDir, moves: &str, dead: &str, play_answer: &str) -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let name = format!("fake-{}.sh", NEXT.fetch_add(1, Ordering::Relaxed));
@@ -46,6 +49,7 @@ done
     dir.script(&name, &body)
 }
 
+#[cfg(unix)]
 fn passer(dir: &TempDir) -> String {
     fake_engine(dir, "", "", r"= \n\n")
 }
@@ -68,12 +72,14 @@ fn run_match(black: &str, white: &str, extra: &[&str]) -> String {
 }
 
 /// Every line a [`fake_engine`] (given as its command line) has read.
+#[cfg(unix)]
 fn engine_log(command: &str) -> String {
     let script = command.strip_prefix("sh ").unwrap();
     std::fs::read_to_string(format!("{script}.log")).unwrap()
 }
 
 /// A game's moves as `B x,y` / `W pass`.
+#[cfg(unix)]
 fn move_texts(game: &tengen::Game) -> Vec<String> {
     game.turns()
         .iter()
@@ -88,6 +94,7 @@ fn game_lines(stdout: &str) -> Vec<&str> {
     stdout.lines().filter(|l| l.starts_with("game ")).collect()
 }
 
+#[cfg(unix)]
 #[test]
 fn two_passers_alternate_colours_and_white_wins_on_komi() {
     let dir = TempDir::new();
@@ -113,6 +120,7 @@ fn two_passers_alternate_colours_and_white_wins_on_komi() {
     assert!(out.contains("as black 0/1, as white 1/1"), "{out}");
 }
 
+#[cfg(unix)]
 #[test]
 fn an_illegal_move_loses_the_game() {
     let dir = TempDir::new();
@@ -132,6 +140,7 @@ fn an_illegal_move_loses_the_game() {
     assert!(out.contains("wins: A 0, B 2"), "{out}");
 }
 
+#[cfg(unix)]
 #[test]
 fn unreadable_moves_lose() {
     let dir = TempDir::new();
@@ -147,6 +156,7 @@ fn unreadable_moves_lose() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn superko_is_checked_under_the_chosen_rules() {
     let dir = TempDir::new();
@@ -168,6 +178,7 @@ fn superko_is_checked_under_the_chosen_rules() {
     assert!(out.contains(", 9 moves, two passes"), "{out}");
 }
 
+#[cfg(unix)]
 #[test]
 fn ko_recapture_is_illegal() {
     let dir = TempDir::new();
@@ -188,6 +199,7 @@ fn ko_recapture_is_illegal() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
     let dir = TempDir::new();
@@ -236,6 +248,7 @@ fn resignation_crash_and_timeout_lose_and_the_next_game_still_runs() {
 /// (`kgs-time_settings byoyomi`) and their time before each move
 /// (`time_left`, main time then periods); quick moves never lose; a move
 /// longer than main time, every period and the lag loses on time.
+#[cfg(unix)]
 #[test]
 fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
     let dir = TempDir::new();
@@ -316,6 +329,7 @@ fn a_real_clock_is_kept_and_a_fallen_flag_loses_on_time() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn refusing_a_legal_move_loses() {
     let dir = TempDir::new();
@@ -328,6 +342,7 @@ fn refusing_a_legal_move_loses() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn dead_stones_count_only_when_both_engines_agree() {
     let dir = TempDir::new();
@@ -367,6 +382,7 @@ fn dead_stones_count_only_when_both_engines_agree() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn the_move_cap_ends_a_game_without_result() {
     let dir = TempDir::new();
@@ -413,6 +429,7 @@ fn bad_options_are_refused_without_running_engines() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn every_game_is_saved_as_sgf() {
     let dir = TempDir::new();
@@ -496,6 +513,7 @@ fn tengen_plays_itself_over_gtp_under_every_rule_set() {
 }
 
 /// A closed stderr (`2>&1 | head -1`) ends the match quietly, never with a panic.
+#[cfg(unix)]
 #[test]
 fn a_closed_stderr_is_not_a_panic() {
     let dir = TempDir::new();
@@ -517,6 +535,7 @@ fn a_closed_stderr_is_not_a_panic() {
 /// handicap stones and two passes, Black's 81 points minus komi and White's
 /// bonus (N under Chinese rules, N-1 under AGA, none under Japanese, where
 /// the 79 empty points are Black's territory).
+#[cfg(unix)]
 #[test]
 fn a_handicap_game_is_scored_with_the_rules_handicap_bonus() {
     let dir = TempDir::new();
@@ -562,6 +581,7 @@ fn openings_dir(dir: &TempDir, files: &[(&str, &str)]) -> std::path::PathBuf {
     openings
 }
 
+#[cfg(unix)]
 #[test]
 fn openings_are_played_to_both_engines_once_with_each_colour() {
     let dir = TempDir::new();

@@ -8,6 +8,22 @@ use crate::common;
 use common::Engine;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use tengen::nn::source::DataFolder;
+
+/// The variable that places the per-user data folder where the tests run:
+/// `XDG_DATA_HOME` on Linux, `APPDATA` on Windows, `HOME` on macOS.
+const DATA_VAR: &str = match DataFolder::HERE {
+    DataFolder::Xdg => "XDG_DATA_HOME",
+    DataFolder::Windows => "APPDATA",
+    DataFolder::MacOs => "HOME",
+};
+
+/// The per-user default net when [`DATA_VAR`] is `dir`.
+fn user_default_under(dir: &Path) -> PathBuf {
+    DataFolder::HERE
+        .user_default_path(&|name| (name == DATA_VAR).then(|| dir.as_os_str().to_owned()))
+        .expect("a data folder")
+}
 
 /// A directory under the system temp dir, removed on drop.
 struct Scratch(PathBuf);
@@ -29,14 +45,15 @@ impl Drop for Scratch {
 }
 
 /// Runs `tengen ARGS` with `env` (and nothing else of tengen's: no
-/// TENGEN_MODEL, XDG_DATA_HOME unless given), sends `stdin`; returns (success,
-/// stdout, stderr).
+/// TENGEN_MODEL, XDG_DATA_HOME or APPDATA unless given), sends `stdin`;
+/// returns (success, stdout, stderr).
 fn run(args: &[&str], env: &[(&str, &Path)], stdin: &str) -> (bool, String, String) {
     use std::io::Write as _;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tengen"));
     cmd.args(args)
         .env_remove("TENGEN_MODEL")
         .env("XDG_DATA_HOME", common::NO_USER_DATA)
+        .env("APPDATA", common::NO_USER_DATA)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -88,15 +105,17 @@ fn environment_then_user_default_then_built_in() {
         return;
     };
     let data = Scratch::new("xdg");
-    let user_default = data.0.join("tengen").join("default.bin.gz");
+    let user_default = user_default_under(&data.0);
     // No user file yet: the built-in net.
-    let (ok, out, err) = run(&[], &[("XDG_DATA_HOME", &data.0)], RAW_NN);
+    let (ok, out, err) = run(&[], &[(DATA_VAR, &data.0)], RAW_NN);
     assert!(ok && out.contains("whiteWin"), "{err}");
     assert!(err.contains("network from the built-in net"), "{err}");
     // A user file: it is used, and named.
     std::fs::create_dir_all(user_default.parent().unwrap()).unwrap();
-    std::fs::copy(&b6, &user_default).unwrap();
-    let (ok, _, err) = run(&[], &[("XDG_DATA_HOME", &data.0)], RAW_NN);
+    // Written anew, not copied: a copy keeps a read-only source's mode, and
+    // Windows then refuses to remove the scratch folder.
+    std::fs::write(&user_default, std::fs::read(&b6).unwrap()).unwrap();
+    let (ok, _, err) = run(&[], &[(DATA_VAR, &data.0)], RAW_NN);
     assert!(ok, "{err}");
     let expected = format!(
         "network from the per-user default {}",
@@ -104,11 +123,7 @@ fn environment_then_user_default_then_built_in() {
     );
     assert!(err.contains(&expected), "{err}");
     // TENGEN_MODEL comes before the user file.
-    let (ok, _, err) = run(
-        &[],
-        &[("XDG_DATA_HOME", &data.0), ("TENGEN_MODEL", &b6)],
-        RAW_NN,
-    );
+    let (ok, _, err) = run(&[], &[(DATA_VAR, &data.0), ("TENGEN_MODEL", &b6)], RAW_NN);
     assert!(ok, "{err}");
     assert!(
         err.contains(&format!("network from TENGEN_MODEL={}", b6.display())),
@@ -118,18 +133,21 @@ fn environment_then_user_default_then_built_in() {
     let (ok, _, err) = run(
         &["--model", b6.to_str().unwrap()],
         &[
-            ("XDG_DATA_HOME", &data.0),
+            (DATA_VAR, &data.0),
             ("TENGEN_MODEL", Path::new("/nonexistent.bin.gz")),
         ],
         RAW_NN,
     );
     assert!(ok, "{err}");
     assert!(err.contains("network from --model "), "{err}");
+    if DataFolder::HERE != DataFolder::Xdg {
+        return;
+    }
     // Without XDG_DATA_HOME the file is under $HOME/.local/share.
     let home = Scratch::new("home");
     let under_home = home.0.join(".local/share/tengen/default.bin.gz");
     std::fs::create_dir_all(under_home.parent().unwrap()).unwrap();
-    std::fs::copy(&b6, &under_home).unwrap();
+    std::fs::write(&under_home, std::fs::read(&b6).unwrap()).unwrap();
     let mut cmd_env = vec![("HOME", home.0.as_path())];
     cmd_env.push(("XDG_DATA_HOME", Path::new("")));
     let (ok, _, err) = run(&[], &cmd_env, RAW_NN);
@@ -140,10 +158,10 @@ fn environment_then_user_default_then_built_in() {
 #[test]
 fn a_default_that_does_not_load_is_an_error_not_a_fall_back() {
     let data = Scratch::new("bad");
-    let bad = data.0.join("tengen").join("default.bin.gz");
+    let bad = user_default_under(&data.0);
     std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
     std::fs::write(&bad, b"not a network").unwrap();
-    let (ok, out, err) = run(&[], &[("XDG_DATA_HOME", &data.0)], "quit\n");
+    let (ok, out, err) = run(&[], &[(DATA_VAR, &data.0)], "quit\n");
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.contains("chosen as the per-user default"), "{err}");
     let missing = data.0.join("missing.bin.gz");

@@ -26,6 +26,12 @@ fn path(name: &str) -> String {
     fixture(name).to_string_lossy().into_owned()
 }
 
+/// `text` as written inside a JSON string (a Windows path's `\` escaped).
+fn in_json(text: &str) -> String {
+    let quoted = serde_json::Value::from(text).to_string();
+    quoted[1..quoted.len() - 1].to_string()
+}
+
 #[test]
 fn legal_games_exit_0() {
     let (code, lines, summary) = check(&[&path("positions/t01-simple-ko.sgf")]);
@@ -51,13 +57,14 @@ fn violations_exit_1_in_text_and_json() {
     );
     let (code, lines, summary) = check(&["--json", "--rules", "tromp-taylor", &t7]);
     assert_eq!(code, 1);
+    let t7_json = in_json(&t7);
     assert_eq!(
         lines,
         [
             format!(
-                r#"{{"type":"violation","file":"{t7}","game":1,"move":3,"color":"W","point":"B19","sgf_point":"ba","reason":"positional-superko","repeats_move":0}}"#
+                r#"{{"type":"violation","file":"{t7_json}","game":1,"move":3,"color":"W","point":"B19","sgf_point":"ba","reason":"positional-superko","repeats_move":0}}"#
             ),
-            format!(r#"{{"type":"file","file":"{t7}","games":1,"moves":3,"violations":1}}"#),
+            format!(r#"{{"type":"file","file":"{t7_json}","games":1,"moves":3,"violations":1}}"#),
         ]
     );
     assert!(
@@ -96,6 +103,7 @@ fn unreadable_files_exit_2_and_say_which() {
         "{summary}"
     );
     let (_, lines, _) = check(&["--json", &bad]);
+    let bad = in_json(&bad);
     assert_eq!(
         lines,
         [format!(

@@ -608,12 +608,14 @@ fn cmd_cputime(_: &mut Session, _: &Command) -> Result<Reply, GtpError> {
 
 /// Processor time of the whole process: user + system time from
 /// `/proc/self/stat` on Linux (in clock ticks of 1/100 s), else the wall
-/// time since the first call.
+/// time since the first call. Only Linux reads the file: a Windows build run
+/// under Wine would read the Wine server's figures there, not its own.
 fn cpu_seconds() -> f64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     let start = *START.get_or_init(std::time::Instant::now);
-    let from_proc = std::fs::read_to_string("/proc/self/stat")
-        .ok()
+    let from_proc = cfg!(target_os = "linux")
+        .then(|| std::fs::read_to_string("/proc/self/stat").ok())
+        .flatten()
         .and_then(|stat| {
             // Fields after the command name in parentheses; utime and stime are
             // fields 14 and 15 of the whole line.

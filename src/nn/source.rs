@@ -156,9 +156,11 @@ mod tests {
     fn xdg_data_home_then_home() {
         let net = |dir: &str| Some(Path::new(dir).join("tengen").join("default.bin.gz"));
         let xdg = DataFolder::Xdg;
+        // An absolute path where the test runs: `/data` has no drive on Windows.
+        let data = if cfg!(windows) { r"C:\data" } else { "/data" };
         assert_eq!(
-            path(xdg, &[("XDG_DATA_HOME", "/data"), ("HOME", "/home/u")]),
-            net("/data")
+            path(xdg, &[("XDG_DATA_HOME", data), ("HOME", "/home/u")]),
+            net(data)
         );
         assert_eq!(
             path(xdg, &[("HOME", "/home/u")]),

@@ -155,6 +155,8 @@ struct Printer<'a> {
     started: Instant,
     last_progress: Instant,
     show_progress: bool,
+    /// The length of the longest progress line written, which the end blanks out.
+    progress_width: usize,
 }
 
 impl Printer<'_> {
@@ -182,12 +184,9 @@ impl Printer<'_> {
             && self.last_progress.elapsed() > Duration::from_millis(200)
         {
             self.last_progress = Instant::now();
-            let _ = write!(
-                io::stderr(),
-                "\rchecked {}/{} files",
-                self.printed,
-                self.inputs.len()
-            );
+            let line = format!("checked {}/{} files", self.printed, self.inputs.len());
+            self.progress_width = self.progress_width.max(line.len());
+            let _ = write!(io::stderr(), "\r{line}");
         }
     }
 }
@@ -222,6 +221,7 @@ pub fn run(
         started,
         last_progress: started,
         show_progress: io::stderr().is_terminal(),
+        progress_width: 0,
     };
     if threads == 1 {
         for (i, input) in inputs.iter().enumerate() {
@@ -256,8 +256,11 @@ pub fn run(
             }
         });
     }
-    if printer.show_progress && started.elapsed() > Duration::from_secs(1) {
-        let _ = write!(io::stderr(), "\r\x1b[K");
+    // Blanked out with spaces, not an escape sequence: a Windows console
+    // without VT processing would print the escape as text.
+    if printer.progress_width > 0 {
+        let blank = " ".repeat(printer.progress_width);
+        let _ = write!(io::stderr(), "\r{blank}\r");
     }
     let Printer {
         mut summary,

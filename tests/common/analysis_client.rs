@@ -33,6 +33,8 @@ pub struct Analysis {
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
     config: std::path::PathBuf,
+    /// Whether the config file is this client's own, removed at the end.
+    remove_config: bool,
 }
 
 impl Analysis {
@@ -57,12 +59,20 @@ impl Analysis {
             N.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::write(&path, config).expect("write the config");
+        let mut engine = Analysis::start_on_file(net, &path, extra);
+        engine.remove_config = true;
+        engine
+    }
+
+    /// As [`Analysis::start_on`], with the config file at `config` (left in
+    /// place at the end).
+    pub fn start_on_file(net: &Path, config: &Path, extra: &[&str]) -> Analysis {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
             .arg("analysis")
             .arg("-model")
             .arg(net)
             .arg("-config")
-            .arg(&path)
+            .arg(config)
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -86,7 +96,8 @@ impl Analysis {
             stdin,
             lines,
             stderr,
-            config: path,
+            config: config.to_path_buf(),
+            remove_config: false,
         }
     }
 
@@ -161,6 +172,8 @@ impl Drop for Analysis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.config);
+        if self.remove_config {
+            let _ = std::fs::remove_file(&self.config);
+        }
     }
 }

@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 /// How long any single read may wait before the test fails (not hangs).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// `XDG_DATA_HOME` for the engines the tests start: a directory that does
-/// not exist, so no per-user default net changes what a test runs.
+/// `XDG_DATA_HOME` (and `APPDATA`, its counterpart on Windows) for the
+/// engines the tests start: a directory that does not exist, so no per-user
+/// default net changes what a test runs.
 pub const NO_USER_DATA: &str = "/nonexistent/tengen-test-data";
 
 pub struct Engine {
@@ -76,6 +77,7 @@ impl Engine {
             .args(&full)
             .env_remove("TENGEN_MODEL")
             .env("XDG_DATA_HOME", NO_USER_DATA)
+            .env("APPDATA", NO_USER_DATA)
             .current_dir(dir);
         Engine::spawn_command(command)
     }

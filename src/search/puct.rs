@@ -280,15 +280,17 @@ pub fn value_lcb(mover_q: f64, variance: f64, visits: u32) -> f64 {
 }
 
 /// The index of the move to play among root moves given as
-/// `(visits, lower confidence bound)`: the best bound among the moves with
-/// at least [`LCB_MIN_VISIT_SHARE`] of the most visits (the first on ties).
+/// `(weight, lower confidence bound)`, the weight being the edge's (its
+/// visits without uncertainty weighting), as KataGo chooses by its
+/// children's weights: the best bound among the moves with at least
+/// [`LCB_MIN_VISIT_SHARE`] of the largest weight (the first on ties).
 /// `None` for no moves.
-pub fn lcb_choice(moves: impl Iterator<Item = (u64, f64)> + Clone) -> Option<usize> {
-    let most = moves.clone().map(|(n, _)| n).max()?;
-    let floor = LCB_MIN_VISIT_SHARE * most as f64;
+pub fn lcb_choice(moves: impl Iterator<Item = (f64, f64)> + Clone) -> Option<usize> {
+    let most = moves.clone().map(|(n, _)| n).max_by(f64::total_cmp)?;
+    let floor = LCB_MIN_VISIT_SHARE * most;
     let mut best: Option<(usize, f64)> = None;
     for (i, (n, lcb)) in moves.enumerate() {
-        if n > 0 && n as f64 >= floor && best.is_none_or(|(_, b)| lcb > b) {
+        if n > 0.0 && n >= floor && best.is_none_or(|(_, b)| lcb > b) {
             best = Some((i, lcb));
         }
     }
@@ -613,7 +615,8 @@ mod tests {
 
     #[test]
     fn lcb_choice_takes_the_best_bound_among_well_visited_moves() {
-        let choice = |moves: &[(u64, f64)]| lcb_choice(moves.iter().copied());
+        let choice =
+            |moves: &[(u64, f64)]| lcb_choice(moves.iter().map(|&(n, lcb)| (n as f64, lcb)));
         assert_eq!(choice(&[]), None);
         assert_eq!(choice(&[(0, 0.5)]), None);
         assert_eq!(choice(&[(30, 0.4), (10, 0.45), (2, 0.9)]), Some(1));

@@ -60,10 +60,22 @@ pub(super) fn search_report(
         .map(|e| e.prior_w as f64)
         .sum::<f64>()
         .max(1e-9);
-    let mut moves: Vec<(MoveInfo, f64)> = edges
+    // Each visited move, its bound, and its weight: its edge's in the
+    // network's search (its visits without uncertainty weighting), which
+    // orders the moves as PUCT spends weight, not visits (a move whose lines
+    // the net is sure of needs fewer); its visits in the classical search.
+    let mut moves: Vec<(MoveInfo, f64, f64)> = edges
         .iter()
         .filter(|e| e.visits > 0 && root.searches(e.point))
-        .map(|e| move_info(t, view, e, prior_total))
+        .map(|e| {
+            let (info, lcb) = move_info(t, view, e, prior_total);
+            let weight = if exact_winrates {
+                f64::from(e.weight)
+            } else {
+                e.visits as f64
+            };
+            (info, lcb, weight)
+        })
         .collect();
     if moves.is_empty() {
         // The search ended before a root move was visited (a slow net, a
@@ -75,22 +87,22 @@ pub(super) fn search_report(
         if let Some(e) = favourite {
             let prior = e.prior_w as f64 / prior_total;
             let info = MoveInfo::unvisited(point_move(e.point), prior, &report);
-            moves.push((info, f64::NEG_INFINITY));
+            moves.push((info, f64::NEG_INFINITY, 0.0));
         }
     }
-    moves.sort_by(|(a, _), (b, _)| {
-        b.visits
-            .cmp(&a.visits)
+    moves.sort_by(|(a, _, wa), (b, _, wb)| {
+        wb.total_cmp(wa)
+            .then(b.visits.cmp(&a.visits))
             .then(b.winrate.total_cmp(&a.winrate))
     });
-    // The network's search plays, as KataGo, the well-visited move with
+    // The network's search plays, as KataGo, the well-weighted move with
     // the best lower confidence bound; it goes first.
     if exact_winrates {
-        if let Some(i) = puct::lcb_choice(moves.iter().map(|(m, lcb)| (m.visits, *lcb))) {
+        if let Some(i) = puct::lcb_choice(moves.iter().map(|&(_, lcb, w)| (w, lcb))) {
             moves[..=i].rotate_right(1);
         }
     }
-    report.moves = moves.into_iter().map(|(m, _)| m).collect();
+    report.moves = moves.into_iter().map(|(m, _, _)| m).collect();
     report.unvisited = edges
         .iter()
         .filter(|e| e.visits == 0 && root.searches(e.point))

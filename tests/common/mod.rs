@@ -37,6 +37,17 @@ pub fn tengen_command() -> Command {
 /// How long any single read may wait before the test fails (not hangs).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// [`TIMEOUT`], or 20 times as long for an engine under the runner of [`RUNNER_VAR`] (an
+/// emulator: a large net's first answer there takes minutes).
+pub fn read_timeout() -> Duration {
+    let emulated = std::env::var(RUNNER_VAR).is_ok_and(|r| !r.trim().is_empty());
+    if emulated {
+        TIMEOUT * 20
+    } else {
+        TIMEOUT
+    }
+}
+
 /// `XDG_DATA_HOME` for the engines the tests start: a directory that does
 /// not exist, so no per-user default net changes what a test runs.
 pub const NO_USER_DATA: &str = "/nonexistent/tengen-test-data";
@@ -152,9 +163,9 @@ impl Engine {
         self.write(format!("{line}\n").as_bytes());
     }
 
-    /// The next raw stdout line (with its `\n`); panics after [`TIMEOUT`].
+    /// The next raw stdout line (with its `\n`); panics after [`read_timeout`].
     pub fn line(&mut self) -> String {
-        self.line_within(TIMEOUT)
+        self.line_within(read_timeout())
             .unwrap_or_else(|| panic!("no output from tengen; stderr:\n{}", self.stderr()))
     }
 

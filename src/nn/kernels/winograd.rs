@@ -3,8 +3,9 @@
 //! ±1, ∞), the input transform of a batch of NHWC boards into the transform domain and the
 //! output transform back. They run over whole channel rows, so they vectorize: compiled for
 //! AVX2+FMA on x86-64, written with NEON intrinsics on AArch64 (`winograd/neon.rs`), where
-//! [`cpu`] allows it, portable otherwise (the same arithmetic, so the same results). The filters' transforms and the products between these two live with
-//! the convolution (`net/winograd.rs`).
+//! [`cpu`] allows it, portable otherwise (the same arithmetic, so the same results). The
+//! filters' transforms and the products between these two live with the convolution
+//! (`net/winograd.rs`).
 
 use super::cpu::{self, Isa};
 use std::sync::OnceLock;

@@ -2,8 +2,9 @@
 //! right-hand matrix packed once at load time into 16-column panels ([`PackedMatrix`]).
 //!
 //! Runtime dispatch picks an AVX-512 or AVX2+FMA micro-kernel (x86-64) or a NEON one (AArch64)
-//! when [`cpu`] allows it, a portable loop otherwise; nothing is allocated per call. The left matrix is read
-//! in place (row-major, any row stride), so im2col rows and NHWC activations feed it directly.
+//! when [`cpu`] allows it, a portable loop otherwise; nothing is allocated per call. The left
+//! matrix is read in place (row-major, any row stride), so im2col rows and NHWC activations feed
+//! it directly.
 
 use super::matrix::{check_shapes, PackedMatrix};
 #[cfg(target_arch = "aarch64")]

@@ -22,6 +22,10 @@
 //! `kata-raw-nn` answers as the GTP engine (the goldens above); the square
 //! buffer is checked against KataGo's GTP with `gtpForceMaxNNSize = true`
 //! (`g170-b6c96-square-buffer.txt`) through the library's `NetBuffer::Square`.
+//!
+//! **`TENGEN_GOLDEN_SAMPLE=N`** thins each `kata-raw-nn` golden file to at most `N` answers
+//! spread evenly over it (for slow hosts: an emulated CPU runs the large nets for minutes per
+//! answer); unset, every answer is checked. The square-buffer checks always take all theirs.
 
 use crate::common;
 use crate::common::raw_nn;
@@ -41,6 +45,14 @@ fn check_net(net: &Path, golden: &str, optimism: Option<&str>) {
         &fs::read_to_string(data_dir().join(golden)).unwrap_or_else(|e| panic!("{golden}: {e}")),
     );
     assert!(!goldens.is_empty(), "{golden} holds no answers");
+    let recorded = goldens.len();
+    let goldens = sample(goldens);
+    if goldens.len() < recorded {
+        eprintln!(
+            "{golden}: {} of its {recorded} answers ({SAMPLE_VAR})",
+            goldens.len()
+        );
+    }
     let net_arg = net.to_str().expect("net path is UTF-8");
     let mut engine = Engine::spawn(&["--model", net_arg, "--quiet"]);
     let mut worst = Worst::new();
@@ -83,6 +95,22 @@ fn check_net(net: &Path, golden: &str, optimism: Option<&str>) {
         goldens.len(),
         failures.join("\n")
     );
+}
+
+/// The environment variable that thins the golden files (see the module's notes).
+const SAMPLE_VAR: &str = "TENGEN_GOLDEN_SAMPLE";
+
+/// At most [`SAMPLE_VAR`]'s count of `goldens`, evenly spread (all of them when it is unset).
+fn sample<T>(goldens: Vec<T>) -> Vec<T> {
+    let Ok(value) = std::env::var(SAMPLE_VAR) else {
+        return goldens;
+    };
+    let Ok(wanted) = value.trim().parse::<usize>() else {
+        panic!("{SAMPLE_VAR}={value} is not a count of answers");
+    };
+    assert!(wanted > 0, "{SAMPLE_VAR}=0 would check nothing");
+    let step = goldens.len().div_ceil(wanted).max(1);
+    goldens.into_iter().step_by(step).collect()
 }
 
 #[test]

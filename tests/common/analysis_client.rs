@@ -14,7 +14,7 @@ use crate::common;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
@@ -67,7 +67,7 @@ impl Analysis {
     /// As [`Analysis::start_on`], with the config file at `config` (left in
     /// place at the end).
     pub fn start_on_file(net: &Path, config: &Path, extra: &[&str]) -> Analysis {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        let mut child = common::tengen_command()
             .arg("analysis")
             .arg("-model")
             .arg(net)

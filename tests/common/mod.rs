@@ -14,8 +14,39 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The environment variable naming a runner for the engine the tests start, as a command
+/// line split at spaces (`qemu-aarch64 -L /usr/aarch64-linux-gnu`): for a cross-built test
+/// binary on a host that runs it through that runner, and so cannot start the engine directly.
+pub const RUNNER_VAR: &str = "TENGEN_TEST_RUNNER";
+
+/// A command starting the built `tengen`: directly, or under the runner in [`RUNNER_VAR`].
+pub fn tengen_command() -> Command {
+    let exe = env!("CARGO_BIN_EXE_tengen");
+    let runner = std::env::var(RUNNER_VAR).unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.args(words).arg(exe);
+            command
+        }
+        None => Command::new(exe),
+    }
+}
+
 /// How long any single read may wait before the test fails (not hangs).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// [`TIMEOUT`], or 20 times as long for an engine under the runner of [`RUNNER_VAR`] (an
+/// emulator: a large net's first answer there takes minutes).
+pub fn read_timeout() -> Duration {
+    let emulated = std::env::var(RUNNER_VAR).is_ok_and(|r| !r.trim().is_empty());
+    if emulated {
+        TIMEOUT * 20
+    } else {
+        TIMEOUT
+    }
+}
 
 /// `XDG_DATA_HOME` (and `APPDATA`, its counterpart on Windows) for the
 /// engines the tests start: a directory that does not exist, so no per-user
@@ -72,7 +103,7 @@ impl Engine {
         if !args.contains(&"--resign-threshold") {
             full.extend(["--resign-threshold", "0"]);
         }
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tengen"));
+        let mut command = tengen_command();
         command
             .args(&full)
             .env_remove("TENGEN_MODEL")
@@ -134,9 +165,9 @@ impl Engine {
         self.write(format!("{line}\n").as_bytes());
     }
 
-    /// The next raw stdout line (with its `\n`); panics after [`TIMEOUT`].
+    /// The next raw stdout line (with its `\n`); panics after [`read_timeout`].
     pub fn line(&mut self) -> String {
-        self.line_within(TIMEOUT)
+        self.line_within(read_timeout())
             .unwrap_or_else(|| panic!("no output from tengen; stderr:\n{}", self.stderr()))
     }
 

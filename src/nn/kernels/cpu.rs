@@ -2,8 +2,10 @@
 //! written for, detected once, and the cap the environment puts on them.
 //!
 //! Levels, lowest first (each kernel names the one it needs, and the levels it needs of the
-//! lower ones come with it):
+//! lower ones of its architecture come with it):
 //! - `portable`: plain Rust, any CPU;
+//! - `neon`: AArch64's Advanced SIMD, which every AArch64 CPU has (the fp32 and vector kernels,
+//!   the Winograd transforms, on 4 lanes with fused multiply-adds);
 //! - `avx2`: AVX2 and FMA (the fp32 and vector kernels, the Winograd transforms, int8's
 //!   `vpmaddubsw`);
 //! - `avx-vnni`: AVX-VNNI's 256-bit `vpdpbusd` (int8);
@@ -11,10 +13,15 @@
 //! - `avx512-vnni`: AVX512-VNNI's 512-bit `vpdpbusd` (int8);
 //! - `avx512-bf16`: AVX512-BF16's `vdpbf16ps` (bf16).
 //!
+//! The x86-64 levels (`avx2` up) and the AArch64 one (`neon`) never meet on one CPU; the order
+//! between them means nothing.
+//!
 //! **`TENGEN_ISA`** caps the choice: `TENGEN_ISA=avx2` runs no kernel above `avx2` (so
-//! `portable`, `avx2`), whatever the CPU has; a level the CPU lacks changes nothing (the CPU's
-//! own levels are the limit anyway); an unknown value is named on stderr and ignored. Unset
-//! or empty, every level the CPU has may run. The kernel tests run every kernel the CPU has, cap or not.
+//! `portable`, `avx2`), whatever the CPU has; `TENGEN_ISA=portable` runs the portable loops on
+//! any CPU. A level the CPU lacks changes nothing (the CPU's own levels are the limit anyway),
+//! and a level of the other architecture caps nothing (`neon` on x86-64, `avx2` on AArch64); an
+//! unknown value is named on stderr and ignored. Unset or empty, every level the CPU has may
+//! run. The kernel tests run every kernel the CPU has, cap or not.
 
 use std::sync::OnceLock;
 
@@ -23,6 +30,8 @@ use std::sync::OnceLock;
 pub enum Isa {
     /// Plain Rust: any CPU.
     Portable,
+    /// AArch64's Advanced SIMD (NEON), with fused multiply-adds.
+    Neon,
     /// AVX2 with FMA.
     Avx2,
     /// AVX-VNNI (with AVX2 and FMA).
@@ -40,8 +49,9 @@ pub const ENV_VAR: &str = "TENGEN_ISA";
 
 impl Isa {
     /// Every level, lowest first.
-    pub const ALL: [Isa; 6] = [
+    pub const ALL: [Isa; 7] = [
         Isa::Portable,
+        Isa::Neon,
         Isa::Avx2,
         Isa::AvxVnni,
         Isa::Avx512,
@@ -53,6 +63,7 @@ impl Isa {
     pub fn name(self) -> &'static str {
         match self {
             Isa::Portable => "portable",
+            Isa::Neon => "neon",
             Isa::Avx2 => "avx2",
             Isa::AvxVnni => "avx-vnni",
             Isa::Avx512 => "avx512",
@@ -74,7 +85,23 @@ impl Isa {
 
     /// Whether the kernels may choose the level: the CPU has it and `TENGEN_ISA` allows it.
     pub fn enabled(self) -> bool {
-        self <= cap() && self.on_cpu()
+        allowed_under(self, cap()) && self.on_cpu()
+    }
+
+    /// Whether the level is one of AArch64's (the others, but `portable`, are x86-64's).
+    fn is_arm(self) -> bool {
+        self == Isa::Neon
+    }
+}
+
+/// Whether a cap of `cap` lets `isa` run: `portable` always, a level of the cap's own
+/// architecture up to the cap, one of the other architecture unless the cap is `portable`.
+fn allowed_under(isa: Isa, cap: Isa) -> bool {
+    match (isa, cap) {
+        (Isa::Portable, _) => true,
+        (_, Isa::Portable) => false,
+        _ if isa.is_arm() == cap.is_arm() => isa <= cap,
+        _ => true,
     }
 }
 
@@ -104,14 +131,18 @@ pub fn cap() -> Isa {
     *CAP.get_or_init(|| {
         let value = std::env::var(ENV_VAR).unwrap_or_default();
         if value.trim().is_empty() {
-            return Isa::Avx512Bf16;
+            return HIGHEST;
         }
         parse_cap(&value).unwrap_or_else(|message| {
             eprintln!("tengen: {message}");
-            Isa::Avx512Bf16
+            HIGHEST
         })
     })
 }
+
+/// The cap when there is none: the last level, above every other of its architecture (and
+/// capping nothing of the other).
+const HIGHEST: Isa = Isa::ALL[Isa::ALL.len() - 1];
 
 /// The cap a `TENGEN_ISA` value sets, or why it sets none.
 fn parse_cap(value: &str) -> Result<Isa, String> {
@@ -126,8 +157,8 @@ fn parse_cap(value: &str) -> Result<Isa, String> {
 }
 
 /// Per level, whether the CPU has it.
-fn detected() -> &'static [bool; 6] {
-    static DETECTED: OnceLock<[bool; 6]> = OnceLock::new();
+fn detected() -> &'static [bool; Isa::ALL.len()] {
+    static DETECTED: OnceLock<[bool; Isa::ALL.len()]> = OnceLock::new();
     DETECTED.get_or_init(|| Isa::ALL.map(detect))
 }
 
@@ -138,6 +169,7 @@ fn detect(isa: Isa) -> bool {
     let avx512 = avx2 && has!("avx512f");
     match isa {
         Isa::Portable => true,
+        Isa::Neon => false,
         Isa::Avx2 => avx2,
         Isa::AvxVnni => avx2 && has!("avxvnni"),
         Isa::Avx512 => avx512,
@@ -146,7 +178,17 @@ fn detect(isa: Isa) -> bool {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+fn detect(isa: Isa) -> bool {
+    match isa {
+        Isa::Portable => true,
+        // Mandatory on AArch64, asked all the same.
+        Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+        _ => false,
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn detect(isa: Isa) -> bool {
     isa == Isa::Portable
 }
@@ -154,6 +196,17 @@ fn detect(isa: Isa) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cap_limits_its_own_architecture_and_portable_limits_all() {
+        for isa in Isa::ALL {
+            // No cap, or the other architecture's highest: everything.
+            assert!(allowed_under(isa, HIGHEST) && allowed_under(isa, Isa::Neon));
+            assert_eq!(allowed_under(isa, Isa::Portable), isa == Isa::Portable);
+        }
+        assert!(allowed_under(Isa::Neon, Isa::Avx2));
+        assert!(allowed_under(Isa::Avx2, Isa::Avx2) && !allowed_under(Isa::Avx512, Isa::Avx2));
+    }
 
     #[test]
     fn levels_parse_by_name_and_an_unknown_cap_says_so() {
@@ -175,6 +228,8 @@ mod tests {
         for isa in Isa::ALL {
             assert!(!isa.enabled() || isa.on_cpu());
         }
+        #[cfg(target_arch = "aarch64")]
+        assert!(Isa::Neon.on_cpu(), "every AArch64 CPU has NEON");
         eprintln!(
             "cpu: this CPU's level is {}, capped at {}",
             cpu_level().name(),

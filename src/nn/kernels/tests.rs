@@ -33,6 +33,8 @@ fn every_kernel_this_cpu_has_runs_against_its_portable_twin() {
     vecmath::tests::silu_and_mish_match_katago_formulas();
     #[cfg(target_arch = "x86_64")]
     vecmath::tests::coarse_exp_is_within_1e_5_of_exp_below_zero();
+    #[cfg(target_arch = "aarch64")]
+    vecmath::tests::neon_exp_is_close_to_exp_and_to_the_portable_one();
     winograd::tests::transforms_match_their_portable_twins();
 
     let mut missing = Vec::new();

@@ -2,16 +2,22 @@
 //! F(4x4, 3x3) ([`Tile::F4x4`], points 0, ±1, ±2, ∞) and F(2x2, 3x3) ([`Tile::F2x2`], points 0,
 //! ±1, ∞), the input transform of a batch of NHWC boards into the transform domain and the
 //! output transform back. They run over whole channel rows, so they vectorize: compiled for
-//! AVX2+FMA where [`cpu`] allows it, portable otherwise (the same arithmetic, so
-//! the same results). The filters' transforms and the products between these two live with
-//! the convolution (`net/winograd.rs`).
+//! AVX2+FMA on x86-64, written with NEON intrinsics on AArch64 (`winograd/neon.rs`), where
+//! [`cpu`] allows it, portable otherwise (the same arithmetic, so the same results). The
+//! filters' transforms and the products between these two live with the convolution
+//! (`net/winograd.rs`).
 
 use super::cpu::{self, Isa};
 use std::sync::OnceLock;
 
+#[cfg(target_arch = "aarch64")]
+mod neon;
+
 /// The levels the transforms are compiled for, lowest first.
 pub const KERNELS: &[Isa] = &[
     Isa::Portable,
+    #[cfg(target_arch = "aarch64")]
+    Isa::Neon,
     #[cfg(target_arch = "x86_64")]
     Isa::Avx2,
 ];
@@ -24,6 +30,8 @@ pub fn best_isa() -> Isa {
 
 /// A tile size: `A`-point transforms giving `M x M` output tiles.
 pub trait Transform<const A: usize> {
+    /// The tile size it is.
+    const TILE: Tile;
     /// Output tile side.
     const M: usize;
     /// The filter transform `G` (`A x 3`).
@@ -40,6 +48,7 @@ pub trait Transform<const A: usize> {
 pub struct F4;
 
 impl Transform<6> for F4 {
+    const TILE: Tile = Tile::F4x4;
     const M: usize = 4;
     const G: [[f64; 3]; 6] = [
         [1.0 / 4.0, 0.0, 0.0],
@@ -108,6 +117,7 @@ impl Transform<6> for F4 {
 pub struct F2;
 
 impl Transform<4> for F2 {
+    const TILE: Tile = Tile::F2x2;
     const M: usize = 2;
     const G: [[f64; 3]; 4] = [
         [1.0, 0.0, 0.0],
@@ -337,15 +347,21 @@ struct Output<'a> {
     scratch: &'a mut [f32],
 }
 
-/// The input transform for one tile size, compiled for AVX2 and FMA when `isa` is that level.
+/// The input transform for one tile size, compiled for AVX2 and FMA when `isa` is that level,
+/// on NEON's row transforms when it is NEON.
 fn input_on<const A: usize, T: Transform<A>>(isa: Isa, io: Input) {
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 {
         // SAFETY: `check` found AVX2 and FMA on this CPU.
         return unsafe { input_avx2::<A, T>(io) };
     }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        // SAFETY: `check` found NEON on this CPU.
+        return unsafe { input_neon::<A, T>(io) };
+    }
     let _ = isa;
-    input_body::<A, T>(io)
+    input_body::<A, T>(io, T::input_rows)
 }
 
 /// The output transform for one tile size, as [`input_on`].
@@ -355,27 +371,117 @@ fn output_on<const A: usize, T: Transform<A>>(isa: Isa, io: Output) {
         // SAFETY: `check` found AVX2 and FMA on this CPU.
         return unsafe { output_avx2::<A, T>(io) };
     }
+    #[cfg(target_arch = "aarch64")]
+    if isa == Isa::Neon {
+        // SAFETY: `check` found NEON on this CPU.
+        return unsafe { output_neon::<A, T>(io) };
+    }
     let _ = isa;
-    output_body::<A, T>(io)
+    output_body::<A, T>(io, T::output_rows)
 }
 
 /// [`input_body`] (inlined) vectorized for AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn input_avx2<const A: usize, T: Transform<A>>(io: Input) {
-    input_body::<A, T>(io)
+    input_body::<A, T>(io, T::input_rows)
 }
 
 /// [`output_body`] (inlined) vectorized for AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn output_avx2<const A: usize, T: Transform<A>>(io: Output) {
-    output_body::<A, T>(io)
+    output_body::<A, T>(io, T::output_rows)
 }
 
-/// The input transform's body, for one tile size.
+/// [`input_body`] (inlined) on NEON's row transforms.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+unsafe fn input_neon<const A: usize, T: Transform<A>>(io: Input) {
+    // SAFETY: this fn's contract: the CPU has NEON.
+    input_body::<A, T>(io, |src, dst, c| unsafe {
+        neon_input_rows::<A, T>(src, dst, c)
+    })
+}
+
+/// [`output_body`] (inlined) on NEON's row transforms.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+unsafe fn output_neon<const A: usize, T: Transform<A>>(io: Output) {
+    // SAFETY: this fn's contract: the CPU has NEON.
+    output_body::<A, T>(io, |src, dst, c| unsafe {
+        neon_output_rows::<A, T>(src, dst, c)
+    })
+}
+
+/// `T`'s input transform of `A` channel rows of `c` values: NEON's 4-wide steps, the ragged
+/// end by `T`'s own.
+#[cfg(target_arch = "aarch64")]
+#[inline]
+#[target_feature(enable = "neon")]
+unsafe fn neon_input_rows<const A: usize, T: Transform<A>>(
+    src: [&[f32]; A],
+    mut dst: [&mut [f32]; A],
+    c: usize,
+) {
+    let body = c - c % 4;
+    // SAFETY: this fn's contract: the CPU has NEON; the row kernels check the rows' lengths.
+    unsafe {
+        match T::TILE {
+            Tile::F4x4 => neon::f4_input(&src, &mut dst, body),
+            Tile::F2x2 => neon::f2_input(&src, &mut dst, body),
+        }
+    }
+    T::input_rows(
+        src.map(|r| &r[body..]),
+        dst.map(|r| &mut r[body..]),
+        c - body,
+    );
+}
+
+/// `T`'s output transform of `A` channel rows of `c` values into `T::M` rows of `dst`, as
+/// [`neon_input_rows`].
+#[cfg(target_arch = "aarch64")]
+#[inline]
+#[target_feature(enable = "neon")]
+unsafe fn neon_output_rows<const A: usize, T: Transform<A>>(
+    src: [&[f32]; A],
+    dst: &mut [f32],
+    c: usize,
+) {
+    let body = c - c % 4;
+    let mut out: [&mut [f32]; 4] = Default::default();
+    let mut rest = &mut dst[..T::M * c];
+    for row in out.iter_mut().take(T::M) {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(c);
+        *row = head;
+        rest = tail;
+    }
+    // SAFETY: this fn's contract: the CPU has NEON; the row kernels check the rows' lengths.
+    unsafe {
+        match T::TILE {
+            Tile::F4x4 => neon::f4_output(&src, &mut out, body),
+            Tile::F2x2 => neon::f2_output(&src, &mut out, body),
+        }
+    }
+    // The ragged end (at most 3 channels), by `T`'s own transform into a small buffer.
+    let tail = c - body;
+    if tail > 0 {
+        let mut buf = [0.0f32; 4 * 3];
+        T::output_rows(src.map(|r| &r[body..]), &mut buf[..T::M * tail], tail);
+        for (row, values) in out.iter_mut().take(T::M).zip(buf.chunks_exact(tail)) {
+            row[body..].copy_from_slice(values);
+        }
+    }
+}
+
+/// The input transform's body, for one tile size, on the row transform `input_rows` (`T`'s
+/// own or a twin giving the same values).
 #[inline(always)]
-fn input_body<const A: usize, T: Transform<A>>(io: Input) {
+fn input_body<const A: usize, T: Transform<A>>(
+    io: Input,
+    input_rows: impl Fn([&[f32]; A], [&mut [f32]; A], usize),
+) {
     let Input {
         boards,
         cin,
@@ -413,21 +519,25 @@ fn input_body<const A: usize, T: Transform<A>>(io: Input) {
                 // Columns first: tmp[j][i] = (B^T d)[i][j].
                 for j in 0..A {
                     let src = std::array::from_fn(|k| at(k, j));
-                    T::input_rows(src, rows_mut(tmp, j * A, 1, cin), cin);
+                    input_rows(src, rows_mut(tmp, j * A, 1, cin), cin);
                 }
                 // Then rows, straight into V: V[i][j] = (B^T d B)[i][j].
                 for i in 0..A {
                     let dst = rows_mut(v, i * A * tiles + tile, tiles, cin);
-                    T::input_rows(rows(tmp, i, A, cin), dst, cin);
+                    input_rows(rows(tmp, i, A, cin), dst, cin);
                 }
             }
         }
     }
 }
 
-/// The output transform's body, for one tile size.
+/// The output transform's body, for one tile size, on the row transform `output_rows`, as
+/// [`input_body`].
 #[inline(always)]
-fn output_body<const A: usize, T: Transform<A>>(io: Output) {
+fn output_body<const A: usize, T: Transform<A>>(
+    io: Output,
+    output_rows: impl Fn([&[f32]; A], &mut [f32], usize),
+) {
     let Output {
         boards,
         cout,
@@ -457,14 +567,14 @@ fn output_body<const A: usize, T: Transform<A>>(io: Output) {
                         let p = ((k * A + j) * tiles + tile) * cout;
                         &prod[p..p + cout]
                     });
-                    T::output_rows(src, &mut tmp[j * m * cout..(j + 1) * m * cout], cout);
+                    output_rows(src, &mut tmp[j * m * cout..(j + 1) * m * cout], cout);
                 }
                 for i in 0..m {
                     let y = m * ty + i;
                     if y >= h {
                         break;
                     }
-                    T::output_rows(rows(tmp, i, m, cout), &mut row_buf[..m * cout], cout);
+                    output_rows(rows(tmp, i, m, cout), &mut row_buf[..m * cout], cout);
                     for j in 0..m {
                         let x = m * tx + j;
                         if x >= w {

@@ -1,11 +1,14 @@
 //! Single-precision matrix product `C (m x n) = A (m x k) * B (k x n) [+ C]` against a constant
 //! right-hand matrix packed once at load time into 16-column panels ([`PackedMatrix`]).
 //!
-//! Runtime dispatch picks an AVX-512 or AVX2+FMA micro-kernel when [`cpu`]
-//! allows it, a portable loop otherwise; nothing is allocated per call. The left matrix is read
-//! in place (row-major, any row stride), so im2col rows and NHWC activations feed it directly.
+//! Runtime dispatch picks an AVX-512 or AVX2+FMA micro-kernel (x86-64) or a NEON one (AArch64)
+//! when [`cpu`] allows it, a portable loop otherwise; nothing is allocated per call. The left
+//! matrix is read in place (row-major, any row stride), so im2col rows and NHWC activations feed
+//! it directly.
 
 use super::matrix::{check_shapes, PackedMatrix};
+#[cfg(target_arch = "aarch64")]
+use super::neon;
 use super::portable;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
@@ -15,6 +18,8 @@ use std::sync::OnceLock;
 /// The levels with an fp32 kernel, lowest first.
 pub const KERNELS: &[Isa] = &[
     Isa::Portable,
+    #[cfg(target_arch = "aarch64")]
+    Isa::Neon,
     #[cfg(target_arch = "x86_64")]
     Isa::Avx2,
     #[cfg(target_arch = "x86_64")]
@@ -67,6 +72,12 @@ pub fn gemm_with(
         Isa::Avx512 => {
             // SAFETY: as above, with AVX-512F.
             unsafe { avx512::run(m, a, lda, b, c, accumulate) }
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => {
+            // SAFETY: the CPU has NEON (checked above); the bounds of a, b, c were checked
+            // above and the kernel stays inside them.
+            unsafe { neon::run(m, a, lda, b, c, accumulate) }
         }
         _ => portable::run(m, a, lda, b, c, accumulate),
     }

@@ -1,12 +1,12 @@
 //! The fp32 product's right-hand matrix, packed once into 16-column panels, and what every
 //! fp32-panel kernel (the bf16 one included) shares: the shape checks and the store of a tile row.
 
-/// Width of a packed panel (one AVX-512 register, two AVX2 registers).
+/// Width of a packed panel (one AVX-512 register, two AVX2 registers, four NEON registers).
 pub(in crate::nn::kernels) const PANEL: usize = 16;
 /// Inner-dimension block: a 16-wide panel block of 16 KiB stays in L1 (the transformer nets'
-/// 192- and 256-deep products then take one pass over C instead of two). Only the x86 kernels
-/// block the inner dimension.
-#[cfg(target_arch = "x86_64")]
+/// 192- and 256-deep products then take one pass over C instead of two). Only the x86 and
+/// NEON kernels block the inner dimension.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(in crate::nn::kernels) const KC: usize = 256;
 
 /// A `k x n` matrix packed as `ceil(n / 16)` panels of `k` rows of 16 floats (zero padded).

@@ -1,5 +1,5 @@
 //! The fp32 matrix product: the packed right-hand matrix, the dispatch, and one kernel per
-//! instruction set (portable, AVX2+FMA, AVX-512F).
+//! instruction set (portable, AVX2+FMA, AVX-512F, NEON).
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod avx2;
@@ -7,6 +7,8 @@ pub(super) mod avx2;
 pub(super) mod avx512;
 pub mod gemm;
 pub mod matrix;
+#[cfg(target_arch = "aarch64")]
+pub(super) mod neon;
 mod portable;
 #[cfg(test)]
 pub(super) mod tests;

@@ -3,6 +3,8 @@
 //! attention row runs through them (millions of exponentials per evaluation), so these are hot
 //! paths; they allocate nothing.
 
+#[cfg(target_arch = "aarch64")]
+use super::neon;
 use super::portable;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
@@ -12,6 +14,8 @@ use std::sync::OnceLock;
 /// The levels with vector kernels, lowest first.
 pub const KERNELS: &[Isa] = &[
     Isa::Portable,
+    #[cfg(target_arch = "aarch64")]
+    Isa::Neon,
     #[cfg(target_arch = "x86_64")]
     Isa::Avx2,
     #[cfg(target_arch = "x86_64")]
@@ -34,6 +38,11 @@ pub fn softmax_rows(data: &mut [f32], width: usize) {
         Isa::Avx2 => return unsafe { avx2::softmax_rows(data, width) },
         _ => {}
     }
+    #[cfg(target_arch = "aarch64")]
+    if best_isa() == Isa::Neon {
+        // SAFETY: best_isa() is NEON only on CPUs with NEON (see `cpu`).
+        return unsafe { neon::softmax_rows(data, width) };
+    }
     portable::softmax_rows(data, width);
 }
 
@@ -46,6 +55,11 @@ pub fn swiglu(a: &mut [f32], gate: &[f32]) {
         // SAFETY: best_isa() is AVX2 only on CPUs with AVX2 and FMA.
         Isa::Avx2 => return unsafe { avx2::swiglu(a, gate) },
         _ => {}
+    }
+    #[cfg(target_arch = "aarch64")]
+    if best_isa() == Isa::Neon {
+        // SAFETY: best_isa() is NEON only on CPUs with NEON (see `cpu`).
+        return unsafe { neon::swiglu(a, gate) };
     }
     portable::swiglu(a, gate);
 }
@@ -60,6 +74,11 @@ pub fn silu(data: &mut [f32]) {
         Isa::Avx2 => return unsafe { avx2::silu(data) },
         _ => {}
     }
+    #[cfg(target_arch = "aarch64")]
+    if best_isa() == Isa::Neon {
+        // SAFETY: best_isa() is NEON only on CPUs with NEON (see `cpu`).
+        return unsafe { neon::silu(data) };
+    }
     portable::silu(data);
 }
 
@@ -72,6 +91,11 @@ pub fn mish(data: &mut [f32]) {
         // SAFETY: best_isa() is AVX2 only on CPUs with AVX2 and FMA.
         Isa::Avx2 => return unsafe { avx2::mish(data) },
         _ => {}
+    }
+    #[cfg(target_arch = "aarch64")]
+    if best_isa() == Isa::Neon {
+        // SAFETY: best_isa() is NEON only on CPUs with NEON (see `cpu`).
+        return unsafe { neon::mish(data) };
     }
     portable::mish(data);
 }

@@ -2,6 +2,8 @@
 //! kernels.
 
 use super::exp::*;
+#[cfg(target_arch = "aarch64")]
+use super::neon;
 use super::ops::KERNELS;
 use super::portable;
 #[cfg(target_arch = "x86_64")]
@@ -73,6 +75,40 @@ fn coarse_exp_below_zero() {
     eprintln!("exp16_coarse: largest relative error {worst:.2e}");
 }
 
+/// NEON's `e^x` over the whole clamped range: within 1e-6 of `exp` (as [`fast_exp`]) and
+/// within 2 ulp-sized steps of the portable one (the same polynomial, fused).
+#[cfg(target_arch = "aarch64")]
+#[test]
+pub(in crate::nn::kernels) fn neon_exp_is_close_to_exp_and_to_the_portable_one() {
+    let test = "neon_exp_is_close_to_exp_and_to_the_portable_one";
+    run_each(test, FAMILY, &[Isa::Neon], |_| {
+        let mut worst = 0.0f64;
+        let mut x = -90.0f32;
+        while x < 90.0 {
+            let lanes: [f32; 4] = std::array::from_fn(|i| x + i as f32 * 0.003_1);
+            let mut got = [0.0f32; 4];
+            // SAFETY: this CPU has NEON (run_each runs only the kernels it has).
+            unsafe {
+                use std::arch::aarch64::*;
+                vst1q_f32(got.as_mut_ptr(), neon::exp4(vld1q_f32(lanes.as_ptr())));
+            }
+            for (&v, &e) in lanes.iter().zip(&got) {
+                let want = (v.clamp(EXP_MIN, EXP_MAX) as f64).exp();
+                let error = ((e as f64 - want) / want).abs();
+                assert!(error < 1e-6, "{v}: {e} vs {want}");
+                let twin = fast_exp(v);
+                assert!(
+                    (e - twin).abs() <= 4e-7 * twin,
+                    "{v}: {e} vs portable {twin}"
+                );
+                worst = worst.max(error);
+            }
+            x += 0.0137;
+        }
+        eprintln!("exp4: largest relative error {worst:.2e}");
+    });
+}
+
 /// The vector kernels of one level.
 struct Kernels {
     softmax_rows: fn(&mut [f32], usize),
@@ -100,6 +136,14 @@ fn kernels(isa: Isa) -> Kernels {
             swiglu: |a, g| unsafe { avx2::swiglu(a, g) },
             silu: |d| unsafe { avx2::silu(d) },
             mish: |d| unsafe { avx2::mish(d) },
+        },
+        // SAFETY (of the calls below): this CPU has NEON (checked above).
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => Kernels {
+            softmax_rows: |d, w| unsafe { neon::softmax_rows(d, w) },
+            swiglu: |a, g| unsafe { neon::swiglu(a, g) },
+            silu: |d| unsafe { neon::silu(d) },
+            mish: |d| unsafe { neon::mish(d) },
         },
         _ => Kernels {
             softmax_rows: portable::softmax_rows,

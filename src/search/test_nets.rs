@@ -21,12 +21,20 @@ fn load(relative: &str, what: &str, hint: &str) -> Option<Arc<Network>> {
     Some(Arc::new(net))
 }
 
-/// The g170 b6c96 net of `../shared/nets/`.
+/// The g170 b6c96 net: the copy built into the binary (`src/nn/file/builtin/`),
+/// or else the one of `../shared/nets/`.
 pub fn b6c96() -> Option<Arc<Network>> {
+    const BUILTIN: &str = "src/nn/file/builtin/g170-b6c96-s175395328-d26788732.bin.gz";
+    let builtin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(BUILTIN);
+    let relative = if builtin.exists() {
+        BUILTIN
+    } else {
+        "../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz"
+    };
     load(
-        "../shared/nets/g170-b6c96-s175395328-d26788732.bin.gz",
+        relative,
         "b6c96",
-        "the shared nets beside the repository",
+        "the built-in net's file, or the shared nets beside the repository",
     )
 }
 

@@ -174,7 +174,7 @@ fn net(dir: &str, prefix: &str, required_in_ci: bool) -> Option<std::path::PathB
 /// The nets the golden files cover: where each is found, its golden file, and whether CI
 /// fetches it.
 const NETS: [(&str, &str, &str, bool); 4] = [
-    ("../shared/nets", "g170-b6c96-", "g170-b6c96.txt", true),
+    ("src/nn/file/builtin", "g170-b6c96-", "g170-b6c96.txt", true),
     ("target/nets", "g170e-b15c192-", "g170e-b15c192.txt", true),
     (
         "target/nets",

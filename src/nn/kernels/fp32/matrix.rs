@@ -168,3 +168,50 @@ pub(in crate::nn::kernels) fn store_row(
         dst[..cols].copy_from_slice(&tile[..cols]);
     }
 }
+
+/// The walk of the kernels whose micro-tiles are 6 rows by one panel (AVX2, NEON) over `C`:
+/// blocks of [`KC`] steps of the inner dimension, each panel, each 6 rows (fewer at the end),
+/// full panels written straight to `C` and a ragged last panel through a tile. A macro, so
+/// that it expands inside each kernel's `run`: compiled with that kernel's target features,
+/// its micro-kernel `$tile::<R>(a, i, lda, b, p, k0, k1, tile, direct)` inlined. Needs
+/// `store_row`, `KC` and `PANEL` in scope; the caller's unsafe contract covers its pointers.
+macro_rules! walk_six_row_tiles {
+    ($tile:ident, $m:expr, $a:expr, $lda:expr, $b:expr, $c:expr, $accumulate:expr) => {{
+        let (m, a, lda, b, c, accumulate) = ($m, $a, $lda, $b, $c, $accumulate);
+        let n = b.n;
+        let panels = n.div_ceil(PANEL);
+        // A ragged panel's tile, written whole by the micro-kernel before it is read.
+        let mut tile = [[0.0f32; PANEL]; 6];
+        let mut k0 = 0;
+        while k0 < b.k {
+            let k1 = (k0 + KC).min(b.k);
+            let add = accumulate || k0 > 0;
+            for p in 0..panels {
+                let cols = PANEL.min(n - p * PANEL);
+                let mut i = 0;
+                while i < m {
+                    let rows = 6.min(m - i);
+                    // Full panels go straight to C; a ragged last panel through `tile`.
+                    let direct =
+                        (cols == PANEL).then(|| (c.as_mut_ptr().add(i * n + p * PANEL), n, add));
+                    match rows {
+                        6 => $tile::<6>(a, i, lda, b, p, k0, k1, &mut tile, direct),
+                        5 => $tile::<5>(a, i, lda, b, p, k0, k1, &mut tile, direct),
+                        4 => $tile::<4>(a, i, lda, b, p, k0, k1, &mut tile, direct),
+                        3 => $tile::<3>(a, i, lda, b, p, k0, k1, &mut tile, direct),
+                        2 => $tile::<2>(a, i, lda, b, p, k0, k1, &mut tile, direct),
+                        _ => $tile::<1>(a, i, lda, b, p, k0, k1, &mut tile, direct),
+                    }
+                    if direct.is_none() {
+                        for r in 0..rows {
+                            store_row(&tile[r], &mut c[(i + r) * n + p * PANEL..], cols, add);
+                        }
+                    }
+                    i += rows;
+                }
+            }
+            k0 = k1;
+        }
+    }};
+}
+pub(super) use walk_six_row_tiles;

@@ -1,7 +1,7 @@
 //! The NEON kernel: micro-tiles of 6 rows by one 16-wide panel, each row's panel in four
 //! 4-lane registers (24 accumulators of AArch64's 32 vector registers).
 
-use super::matrix::{store_row, PackedMatrix, KC, PANEL};
+use super::matrix::{store_row, walk_six_row_tiles, PackedMatrix, KC, PANEL};
 use std::arch::aarch64::*;
 
 /// Rows per micro-tile: 6 rows x 16 columns = 24 accumulators, with the 4 registers of a
@@ -19,42 +19,7 @@ pub unsafe fn run(
 ) {
     // SAFETY: this fn's contract: the CPU has its target features, and the operands
     // cover the shapes it is given (its safe caller checked both).
-    unsafe {
-        let n = b.n;
-        let panels = n.div_ceil(PANEL);
-        // A ragged panel's tile, written whole by the micro-kernel before it is read.
-        let mut tile = [[0.0f32; PANEL]; ROWS];
-        let mut k0 = 0;
-        while k0 < b.k {
-            let k1 = (k0 + KC).min(b.k);
-            let add = accumulate || k0 > 0;
-            for p in 0..panels {
-                let cols = PANEL.min(n - p * PANEL);
-                let mut i = 0;
-                while i < m {
-                    let rows = ROWS.min(m - i);
-                    // Full panels go straight to C; a ragged last panel through `tile`.
-                    let direct =
-                        (cols == PANEL).then(|| (c.as_mut_ptr().add(i * n + p * PANEL), n, add));
-                    match rows {
-                        6 => tile_kernel::<6>(a, i, lda, b, p, k0, k1, &mut tile, direct),
-                        5 => tile_kernel::<5>(a, i, lda, b, p, k0, k1, &mut tile, direct),
-                        4 => tile_kernel::<4>(a, i, lda, b, p, k0, k1, &mut tile, direct),
-                        3 => tile_kernel::<3>(a, i, lda, b, p, k0, k1, &mut tile, direct),
-                        2 => tile_kernel::<2>(a, i, lda, b, p, k0, k1, &mut tile, direct),
-                        _ => tile_kernel::<1>(a, i, lda, b, p, k0, k1, &mut tile, direct),
-                    }
-                    if direct.is_none() {
-                        for r in 0..rows {
-                            store_row(&tile[r], &mut c[(i + r) * n + p * PANEL..], cols, add);
-                        }
-                    }
-                    i += rows;
-                }
-            }
-            k0 = k1;
-        }
-    }
+    unsafe { walk_six_row_tiles!(tile_kernel, m, a, lda, b, c, accumulate) }
 }
 
 /// `R` rows of `a` (from row `i`) times panel `p` over `k0..k1`: per step of the inner

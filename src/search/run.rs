@@ -300,6 +300,7 @@ mod tests {
     use crate::search::decide::root_visits;
     use crate::search::puct::PuctConfig;
     use crate::search::test_nets;
+    use crate::search::tt::point_move;
     use crate::search::value::for_mover;
     use crate::search::value_weight;
     use std::sync::Arc;
@@ -369,8 +370,9 @@ mod tests {
         let stop = AtomicBool::new(false);
         let mut color = Color::Black;
         for _ in 0..6 {
-            let (d, _) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
+            let (d, report) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
             let Decision::Play(mv) = d else { break };
+            check_listing(&engine, &game, color, mv, &report);
             game.play(color, mv).unwrap();
             color = color.opp();
         }
@@ -457,6 +459,53 @@ mod tests {
         if weighted {
             assert!(weights_seen > 100, "{weights_seen} edges weighted");
         }
+    }
+
+    /// The search's listing of the root's moves after it chose `played` for
+    /// `color` in `game`: the move played first (unless the opponent has
+    /// just passed: then passing may end a won game, or a board play
+    /// continue a lost one), the others by their edges' weight (visits
+    /// without uncertainty weighting), every visited root move listed with
+    /// its edge's visits.
+    fn check_listing(
+        engine: &MctsEngine,
+        game: &Game,
+        color: Color,
+        played: Move,
+        report: &Report,
+    ) {
+        if game.last_turn().is_none_or(|t| t.mv != Move::Pass) {
+            assert_eq!(report.moves.first().map(|m| m.mv), Some(played));
+        }
+        let t = lock(&engine.tree);
+        let root = Root::new(game, color, &engine.config);
+        let slot = t
+            .table
+            .find(root.key, NO_SLOT)
+            .expect("the root is in the table");
+        let edges = t.table.edges(slot);
+        let edge_of = |mv: Move| {
+            edges
+                .iter()
+                .find(|e| point_move(e.point) == mv)
+                .expect("a listed move is a root edge")
+        };
+        let weights: Vec<f32> = report.moves[1..]
+            .iter()
+            .map(|m| edge_of(m.mv).weight)
+            .collect();
+        assert!(
+            weights.windows(2).all(|w| w[0] >= w[1]),
+            "listed after the move played by weight: {weights:?}"
+        );
+        for m in &report.moves {
+            assert_eq!(m.visits, u64::from(edge_of(m.mv).visits));
+        }
+        let visited = edges
+            .iter()
+            .filter(|e| e.visits > 0 && root.searches(e.point))
+            .count();
+        assert_eq!(report.moves.len(), visited);
     }
 
     #[test]

@@ -129,6 +129,14 @@ struct EngineArgs {
     #[arg(long, default_value_t = PuctConfig::default().c_puct,
           allow_negative_numbers = true, value_parser = non_negative)]
     cpuct: f32,
+    /// With --model: how soon first-play urgency starts from a node's mean
+    /// rather than its own evaluation as its tried moves cover the policy
+    /// (the mean's share is their policy to this power; 0 = the mean
+    /// alone; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2 there; for
+    /// tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
+          allow_negative_numbers = true, value_parser = non_negative)]
+    fpu_parent_pow: f32,
     /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
     /// the first move (0 = off; for tuning matches).
     #[arg(long, default_value_t = PriorWeights::default().opening_sense,
@@ -515,6 +523,7 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
             subtree_bias_factor: args.subtree_bias,
             uncertainty_coeff: args.uncertainty,
             c_puct: args.cpuct,
+            fpu_parent_pow: args.fpu_parent_pow,
             ..PuctConfig::default()
         },
         priors: PriorWeights {

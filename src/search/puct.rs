@@ -20,7 +20,11 @@
 //!   won 2 of 11 games against KataGo at 2 s per move, where it had won 12
 //!   of 32 without (docs/matches/2026-11-25);
 //! - an unvisited edge's `Q` is the parent's value less
-//!   `fpu_reduction · sqrt(Σ P of visited edges)` (first-play urgency).
+//!   `fpu_reduction · sqrt(Σ P of visited edges)` (first-play urgency),
+//!   the parent's value being its own evaluation while few of its moves
+//!   are tried and its mean as they cover the policy: the mean weighted
+//!   `min(1, (Σ P of visited edges)^fpu_parent_pow)` (KataGo's
+//!   `fpuParentWeightByVisitedPolicy`; `fpu_parent_pow` 0: the mean alone).
 //!
 //! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
 //! constants are KataGo's halved.
@@ -38,6 +42,11 @@ pub struct PuctConfig {
     /// FPU reduction below the root, and at the root.
     pub fpu_reduction: f32,
     pub root_fpu_reduction: f32,
+    /// How the parent's value for first-play urgency moves from its own
+    /// evaluation to its mean as its visited moves cover the policy (the
+    /// mean's share is the visited policy to this power; 0: the mean
+    /// alone). KataGo's `fpuParentWeightByVisitedPolicyPow`.
+    pub fpu_parent_pow: f32,
     /// Softmax temperature of the policy at the root (1: the net's policy).
     pub root_policy_temperature: f32,
     /// The exploration's scaling by the spread of the values (0: off), the
@@ -73,6 +82,7 @@ impl Default for PuctConfig {
             c_base: 500.0,
             fpu_reduction: 0.1,
             root_fpu_reduction: 0.05,
+            fpu_parent_pow: 2.0,
             root_policy_temperature: 1.0,
             stdev_scale: 0.0,
             stdev_prior: 0.2,
@@ -129,7 +139,7 @@ pub fn select(
     } else {
         cfg.fpu_reduction
     };
-    let parent_q = for_mover(node.value() as f32, mover);
+    let parent_q = for_mover(fpu_parent_value(node, visited_policy, cfg) as f32, mover);
     let fpu = parent_q - reduction * visited_policy.max(0.0).sqrt();
     let mut best = None;
     let mut best_score = f32::NEG_INFINITY;
@@ -169,6 +179,22 @@ pub fn select(
         }
     }
     best
+}
+
+/// Black's value of `node` that first-play urgency starts from: its mean
+/// weighted `min(1, visited_policy^fpu_parent_pow)` against its own
+/// evaluation (see the module documentation).
+fn fpu_parent_value(node: &Node, visited_policy: f32, cfg: &PuctConfig) -> f64 {
+    let mean = node.value();
+    match node.own_value() {
+        Some(own) if cfg.fpu_parent_pow > 0.0 => {
+            let share = f64::from(visited_policy.max(0.0))
+                .powf(f64::from(cfg.fpu_parent_pow))
+                .min(1.0);
+            share * mean + (1.0 - share) * own
+        }
+        _ => mean,
+    }
 }
 
 /// The weight each root move keeps when the root's figures are reported
@@ -415,10 +441,14 @@ mod tests {
         } else {
             cfg.fpu_reduction
         };
+        // The parent's value for first-play urgency, written out.
+        let own = (node.own_sum / node.own_w) as f32;
+        let share = visited.powf(cfg.fpu_parent_pow).min(1.0);
+        let black = share * node.value() as f32 + (1.0 - share) * own;
         let parent = if mover == Color::Black {
-            node.value() as f32
+            black
         } else {
-            1.0 - node.value() as f32
+            1.0 - black
         };
         let e = &edges[i];
         let q = if e.visits == 0 {
@@ -457,11 +487,20 @@ mod tests {
                 }
                 edges.push(e);
             }
-            let node = node_over(&edges);
+            let mut node = node_over(&edges);
+            // The node's own evaluation apart from its mean, for the
+            // first-play urgency's parent value.
+            node.own_sum = f64::from(next());
+            let mean_only = PuctConfig {
+                fpu_parent_pow: 0.0,
+                ..PuctConfig::default()
+            };
             for (mover, root, cfg) in [Color::Black, Color::White]
                 .into_iter()
                 .flat_map(|m| [false, true].map(|r| (m, r)))
-                .flat_map(|(m, r)| [PuctConfig::default(), katago_spread()].map(|c| (m, r, c)))
+                .flat_map(|(m, r)| {
+                    [PuctConfig::default(), katago_spread(), mean_only].map(|c| (m, r, c))
+                })
             {
                 let got = select(&node, &edges, mover, root, &cfg, |_| true).unwrap();
                 let scores: Vec<f32> = (0..k)
@@ -475,6 +514,38 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn first_play_urgency_starts_from_the_own_evaluation_and_ends_at_the_mean() {
+        // Own evaluation 0.7 for Black; ten visits of a move worth 0.1 pull
+        // the mean down to about 0.15.
+        let edges = [edge(1, 0.1, 10, 0.1), edge(2, 0.6, 0, 0.5)];
+        let mut node = node_over(&edges);
+        node.own_sum = 0.7;
+        let mean = node.value();
+        assert!((mean - 1.7 / 11.0).abs() < 1e-6);
+        let cfg = PuctConfig::default();
+        // 10% of the policy tried: 1% of the mean, 99% of the own evaluation.
+        let fpu = fpu_parent_value(&node, 0.1, &cfg);
+        assert!((fpu - (0.01 * mean + 0.99 * 0.7)).abs() < 1e-6, "{fpu}");
+        // Most of the policy tried: the mean; KataGo's rule off: the mean.
+        assert!((fpu_parent_value(&node, 1.0, &cfg) - mean).abs() < 1e-9);
+        let off = PuctConfig {
+            fpu_parent_pow: 0.0,
+            ..cfg
+        };
+        assert!((fpu_parent_value(&node, 0.1, &off) - mean).abs() < 1e-9);
+        // An own evaluation of 0.9 above a move tried 40 times at 0.6: from
+        // the own evaluation a rarely liked untried move looks better than
+        // the tried one; from the mean (about 0.61) it does not.
+        let edges = [edge(1, 0.1, 40, 0.6), edge(2, 0.005, 0, 0.5)];
+        let mut node = node_over(&edges);
+        node.own_sum = 0.9;
+        assert_eq!(
+            select(&node, &edges, Color::Black, false, &off, |_| true),
+            Some(0)
+        );
     }
 
     #[test]

@@ -132,8 +132,8 @@ struct EngineArgs {
     /// With --model: how soon first-play urgency starts from a node's mean
     /// rather than its own evaluation as its tried moves cover the policy
     /// (the mean's share is their policy to this power; 0 = the mean
-    /// alone; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2 there; for
-    /// tuning matches).
+    /// alone, the default; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2
+    /// there; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
           allow_negative_numbers = true, value_parser = non_negative)]
     fpu_parent_pow: f32,

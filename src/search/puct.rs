@@ -24,7 +24,8 @@
 //!   the parent's value being its own evaluation while few of its moves
 //!   are tried and its mean as they cover the policy: the mean weighted
 //!   `min(1, (Σ P of visited edges)^fpu_parent_pow)` (KataGo's
-//!   `fpuParentWeightByVisitedPolicy`; `fpu_parent_pow` 0: the mean alone).
+//!   `fpuParentWeightByVisitedPolicy`, power 2 there; `fpu_parent_pow` 0,
+//!   the default: the mean alone).
 //!
 //! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
 //! constants are KataGo's halved.
@@ -82,7 +83,8 @@ impl Default for PuctConfig {
             c_base: 500.0,
             fpu_reduction: 0.1,
             root_fpu_reduction: 0.05,
-            fpu_parent_pow: 2.0,
+            // KataGo's 2 lost at 100 visits against KataGo (docs/search.md).
+            fpu_parent_pow: 0.0,
             root_policy_temperature: 1.0,
             stdev_scale: 0.0,
             stdev_prior: 0.2,
@@ -491,15 +493,15 @@ mod tests {
             // The node's own evaluation apart from its mean, for the
             // first-play urgency's parent value.
             node.own_sum = f64::from(next());
-            let mean_only = PuctConfig {
-                fpu_parent_pow: 0.0,
+            let katago_fpu = PuctConfig {
+                fpu_parent_pow: 2.0,
                 ..PuctConfig::default()
             };
             for (mover, root, cfg) in [Color::Black, Color::White]
                 .into_iter()
                 .flat_map(|m| [false, true].map(|r| (m, r)))
                 .flat_map(|(m, r)| {
-                    [PuctConfig::default(), katago_spread(), mean_only].map(|c| (m, r, c))
+                    [PuctConfig::default(), katago_spread(), katago_fpu].map(|c| (m, r, c))
                 })
             {
                 let got = select(&node, &edges, mover, root, &cfg, |_| true).unwrap();
@@ -525,7 +527,10 @@ mod tests {
         node.own_sum = 0.7;
         let mean = node.value();
         assert!((mean - 1.7 / 11.0).abs() < 1e-6);
-        let cfg = PuctConfig::default();
+        let cfg = PuctConfig {
+            fpu_parent_pow: 2.0,
+            ..PuctConfig::default()
+        };
         // 10% of the policy tried: 1% of the mean, 99% of the own evaluation.
         let fpu = fpu_parent_value(&node, 0.1, &cfg);
         assert!((fpu - (0.01 * mean + 0.99 * 0.7)).abs() < 1e-6, "{fpu}");

@@ -369,7 +369,9 @@ mod tests {
         };
         let stop = AtomicBool::new(false);
         let mut color = Color::Black;
+        let mut roots = Vec::new();
         for _ in 0..6 {
+            roots.push(Root::new(&game, color, &engine.config).key);
             let (d, report) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
             let Decision::Play(mv) = d else { break };
             check_listing(&engine, &game, color, mv, &report);
@@ -389,6 +391,13 @@ mod tests {
                 .sum();
             assert_eq!(node.child_n, n);
             assert!((node.child_w - w).abs() < 1e-6 * (1.0 + w));
+            if engine.uses_network() && node.is_expanded() && !roots.contains(&node.key) {
+                // The net judged each expanded position once (a root may be
+                // judged again at its own policy optimism): a descent that
+                // reached it while another was on its way there was
+                // withdrawn, not counted as a second evaluation.
+                assert!(node.own_n <= 1, "a node judged {} times", node.own_n);
+            }
             if !weighted {
                 assert!(edges.iter().all(|e| e.weight == e.visits as f32));
                 assert_eq!(node.own_w, f64::from(node.own_n));
@@ -531,6 +540,26 @@ mod tests {
     /// Uncertainty weighting with a net that has the short-term error
     /// heads (the transformer, model version 15): the edges weigh their
     /// visits, and the nodes sum their edges' weights.
+    /// Eight threads on the net: descents run side by side, and some reach
+    /// the same new leaf.
+    #[test]
+    #[ignore = "heavy: .ci/run runs it in its second step"]
+    fn graph_invariants_hold_in_the_network_search_on_eight_threads() {
+        let Some(net) = test_nets::b6c96() else {
+            return;
+        };
+        let engine = MctsEngine::with_network(
+            SearchConfig {
+                tt_mb: 64,
+                threads: 8,
+                ..SearchConfig::default()
+            },
+            net,
+        )
+        .unwrap();
+        check_graph_invariants_of(engine, KoRule::Positional, 600);
+    }
+
     #[test]
     #[ignore = "heavy: .ci/run runs it in its second step"]
     fn graph_invariants_hold_with_uncertainty_weighting() {

@@ -46,6 +46,15 @@ impl Worker {
             slot,
             key,
             terminal,
+            unexpanded: false,
+        };
+        // A leaf to expand: a descent on its way to it may be backed up
+        // first ([`Worker::back_up`] then withdraws this one).
+        let to_expand = |slot, key| Leaf::Evaluate {
+            slot: Some(slot),
+            key,
+            terminal: false,
+            unexpanded: true,
         };
         let Some(mut slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) else {
             self.leaf_keys = keys;
@@ -65,10 +74,10 @@ impl Worker {
                 && (depth == 0 || node.visits() >= t.expand_after)
                 && !self.expand_in_descent(t, slot, color, &keys, root, cfg, eval)
             {
-                return leaf(Some(slot), key, false);
+                return to_expand(slot, key);
             }
             if !t.table.node(slot).is_expanded() {
-                return leaf(Some(slot), key, false);
+                return to_expand(slot, key);
             }
             let Some(idx) = self.select(&t.table, slot, color, root, cfg, depth == 0, eval) else {
                 return leaf(Some(slot), key, false);

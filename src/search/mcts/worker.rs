@@ -29,11 +29,13 @@ pub(super) struct Step {
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Leaf {
     /// Evaluate the path's board; the leaf node's slot if it has one, its key,
-    /// and whether two passes ended the game there.
+    /// whether two passes ended the game there, and whether the node was
+    /// not yet expanded when the descent reached it.
     Evaluate {
         slot: Option<u32>,
         key: u64,
         terminal: bool,
+        unexpanded: bool,
     },
     /// A transposition visited more than its edge: back up its value.
     Transposition(u32),
@@ -215,7 +217,50 @@ impl Worker {
         }
         let mut t = lock_tree(tree);
         t.in_flight = t.in_flight.saturating_sub(1);
-        self.backup(&mut t, root, cfg, leaf, result, rave_search, edges_built);
+        if result.kind != LeafKind::PlayedOut && Self::expanded_meanwhile(&t, leaf) {
+            // Another descent reached the same new leaf and was backed up
+            // first: the net's answer is already in the tree, and counting
+            // it twice would weigh that position twice (KataGo drops such a
+            // playout too). This one is withdrawn, and its simulation goes
+            // back to the budget.
+            self.withdraw(&mut t);
+        } else {
+            self.backup(&mut t, root, cfg, leaf, result, rave_search, edges_built);
+        }
         t.waiting > 0
+    }
+
+    /// Whether `leaf` is a node the descent found unexpanded that another
+    /// descent has expanded since.
+    fn expanded_meanwhile(t: &Tree, leaf: Leaf) -> bool {
+        match leaf {
+            Leaf::Evaluate {
+                slot: Some(slot),
+                key,
+                unexpanded: true,
+                ..
+            } => {
+                let node = t.table.node(slot);
+                node.key == key && node.is_expanded()
+            }
+            _ => false,
+        }
+    }
+
+    /// Takes the last descent's virtual loss off its path without a visit.
+    fn withdraw(&mut self, t: &mut Tree) {
+        for step in &self.path {
+            let Some(slot) = t.table.find(step.key, step.slot) else {
+                continue;
+            };
+            let (_, edges) = t.table.node_and_edges_mut(slot);
+            if let Some(e) = edges
+                .get_mut(step.edge as usize)
+                .filter(|e| e.point == step.point)
+            {
+                e.in_flight = e.in_flight.saturating_sub(1);
+            }
+        }
+        t.withdrawn += 1;
     }
 }

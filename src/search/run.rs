@@ -373,6 +373,8 @@ mod tests {
         for _ in 0..6 {
             roots.push(Root::new(&game, color, &engine.config).key);
             let (d, report) = engine.genmove(&game, color, &options, &stop, &mut |_| {});
+            // The visit limit holds exactly, withdrawn descents run again.
+            assert_eq!(report.visits, visits);
             let Decision::Play(mv) = d else { break };
             check_listing(&engine, &game, color, mv, &report);
             game.play(color, mv).unwrap();

@@ -52,7 +52,11 @@ pub(super) fn should_stop(
 ) -> bool {
     let t = lock(tree);
     let elapsed = start.elapsed();
-    if t.budget_claimed() || rule.time.is_some_and(|limit| elapsed + next_batch >= limit) {
+    // Under a visit limit the search ends once every simulation is backed
+    // up, not when the last is claimed: one still on its way may be
+    // withdrawn ([`Worker::back_up`](super::mcts::Worker::back_up)) and
+    // must be run again.
+    if t.budget_spent() || rule.time.is_some_and(|limit| elapsed + next_batch >= limit) {
         return true;
     }
     if !rule.early || !iterations.is_multiple_of(32) {

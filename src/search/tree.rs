@@ -64,10 +64,15 @@ impl Tree {
         self.in_flight < width
     }
 
-    /// Whether the budget is spent: every simulation it allows has been
-    /// claimed (some may still be on their way).
+    /// Whether every simulation the budget allows has been claimed (some
+    /// may still be on their way, and one withdrawn gives its claim back).
     pub fn budget_claimed(&self) -> bool {
         self.simulations + u64::from(self.in_flight) >= self.budget
+    }
+
+    /// Whether every simulation the budget allows has been backed up.
+    pub fn budget_spent(&self) -> bool {
+        self.simulations >= self.budget
     }
 }
 

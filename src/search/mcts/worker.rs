@@ -137,10 +137,10 @@ impl Worker {
 
     /// Waits on `wake` (a little while at most) for a descent on its way to
     /// be backed up, when none may start now; returns at once when one may,
-    /// or when the budget is spent.
+    /// or when none is on its way.
     pub fn wait_for_room(tree: &Mutex<Tree>, wake: &Condvar, root: &Root) {
         let mut t = lock_tree(tree);
-        if t.may_descend(root.key) || t.budget_claimed() || t.in_flight == 0 {
+        if t.may_descend(root.key) || t.in_flight == 0 {
             return;
         }
         t.waiting += 1;

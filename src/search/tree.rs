@@ -29,9 +29,6 @@ pub struct Tree {
     /// (`u64::MAX`: no visit limit). Every thread claims one before it
     /// descends, so a visit limit holds exactly at any thread count.
     pub budget: u64,
-    /// Descents withdrawn in this search: each reached a new leaf another
-    /// descent expanded before it was backed up.
-    pub withdrawn: u64,
     /// Threads waiting for room to descend
     /// ([`Worker::wait_for_room`](super::mcts::Worker::wait_for_room)).
     pub waiting: u32,
@@ -87,7 +84,6 @@ impl Tree {
         self.prunes = 0;
         self.in_flight = 0;
         self.waiting = 0;
-        self.withdrawn = 0;
         self.biases.new_search();
         self.budget = budget;
         self.expand_after = expand_after;
@@ -115,7 +111,6 @@ impl Tree {
             in_flight: 0,
             budget: u64::MAX,
             waiting: 0,
-            withdrawn: 0,
         })
     }
 }

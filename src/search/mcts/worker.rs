@@ -261,6 +261,5 @@ impl Worker {
                 e.in_flight = e.in_flight.saturating_sub(1);
             }
         }
-        t.withdrawn += 1;
     }
 }

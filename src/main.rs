@@ -137,6 +137,13 @@ struct EngineArgs {
     #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
           allow_negative_numbers = true, value_parser = non_negative)]
     fpu_parent_pow: f32,
+    /// With --model and more than one thread: how many lost visits a
+    /// descent on its way counts for in the moves it passes, steering the
+    /// other threads elsewhere (KataGo's `numVirtualLossesPerThread`, 3
+    /// there; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().virtual_loss,
+          allow_negative_numbers = true, value_parser = non_negative)]
+    virtual_loss: f32,
     /// Opening-sense prior on 13x13 and larger boards, in virtual visits at
     /// the first move (0 = off; for tuning matches).
     #[arg(long, default_value_t = PriorWeights::default().opening_sense,
@@ -524,6 +531,7 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
             uncertainty_coeff: args.uncertainty,
             c_puct: args.cpuct,
             fpu_parent_pow: args.fpu_parent_pow,
+            virtual_loss: args.virtual_loss,
             ..PuctConfig::default()
         },
         priors: PriorWeights {

@@ -2,13 +2,15 @@
 //! lower confidence bound, and the utility of a network evaluation.
 //!
 //! An edge's urgency is `Q + c(N) · P · sqrt(N) / (1 + n)`:
-//! - `Q` the child's value for the player to move (0..1); in-flight visits
-//!   (virtual loss) count as losses;
+//! - `Q` the child's value for the player to move (0..1); each in-flight
+//!   visit (virtual loss) counts as `virtual_loss` lost visits (KataGo's
+//!   `numVirtualLossesPerThread`);
 //! - `P` the policy prior, at the root raised to `1 / temperature` and
 //!   renormalised;
 //! - `N` the weight of all edges, `n` this edge's: their visits, each
 //!   weighted by the certainty of its evaluation under uncertainty
-//!   weighting ([`super::uncertainty`]), in-flight visits counting 1;
+//!   weighting ([`super::uncertainty`]), in-flight visits counting
+//!   `virtual_loss` each;
 //! - `c(N) = (c_puct + c_log · ln((N + base) / base)) · s`, which grows
 //!   slowly with the visits (KataGo's `cpuctExploration`,
 //!   `cpuctExplorationLog`, `cpuctExplorationBase`), where
@@ -70,6 +72,10 @@ pub struct PuctConfig {
     /// `uncertaintyMaxWeight`.
     pub uncertainty_coeff: f32,
     pub uncertainty_max_weight: f32,
+    /// How many lost visits each descent on its way counts for in the edges
+    /// it passes (KataGo's `numVirtualLossesPerThread`); one thread never
+    /// sees any.
+    pub virtual_loss: f32,
 }
 
 impl Default for PuctConfig {
@@ -96,6 +102,7 @@ impl Default for PuctConfig {
             subtree_bias_exponent: 0.85,
             uncertainty_coeff: 0.0,
             uncertainty_max_weight: 8.0,
+            virtual_loss: 1.0,
         }
     }
 }
@@ -113,7 +120,7 @@ pub fn select(
     let mut total = 0.0f32;
     let mut visited_policy = 0.0f32;
     for e in edges {
-        let n = e.weight + e.in_flight as f32;
+        let n = e.weight + cfg.virtual_loss * e.in_flight as f32;
         total += n;
         if e.visits > 0 || e.in_flight > 0 {
             visited_policy += e.prior_w;
@@ -150,7 +157,7 @@ pub fn select(
     // past it, an unvisited edge with a smaller prior cannot win.
     let mut unvisited_prior = f32::NEG_INFINITY;
     for (i, e) in edges.iter().enumerate() {
-        let n = e.weight + e.in_flight as f32;
+        let n = e.weight + cfg.virtual_loss * e.in_flight as f32;
         if n == 0.0
             && !tempered
             && (e.prior_w < unvisited_prior || (e.prior_w == unvisited_prior && e.point == PASS))
@@ -417,7 +424,9 @@ mod tests {
         mover: Color,
         root: bool,
     ) -> f32 {
-        let total: f32 = edges.iter().map(|e| e.weight).sum();
+        // Descents on their way count `virtual_loss` lost visits each.
+        let vl = |e: &Edge| cfg.virtual_loss * e.in_flight as f32;
+        let total: f32 = edges.iter().map(|e| e.weight + vl(e)).sum();
         // The spread of the values below the node, the prior counted as
         // `stdev_prior_weight` extra results (Bessel-corrected).
         let n = node.score_n as f64;
@@ -435,7 +444,7 @@ mod tests {
         let c = (cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln()) * s;
         let visited: f32 = edges
             .iter()
-            .filter(|e| e.visits > 0)
+            .filter(|e| e.visits > 0 || e.in_flight > 0)
             .map(|e| e.prior_w)
             .sum();
         let red = if root {
@@ -453,14 +462,18 @@ mod tests {
             1.0 - black
         };
         let e = &edges[i];
-        let q = if e.visits == 0 {
+        let q = if e.visits == 0 && e.in_flight == 0 {
             parent - red * visited.sqrt()
-        } else if mover == Color::Black {
-            e.child_q
         } else {
-            1.0 - e.child_q
+            let mine = if mover == Color::Black {
+                e.child_q
+            } else {
+                1.0 - e.child_q
+            };
+            // A lost visit is worth 0 to the mover.
+            (e.weight * mine + vl(e) * 0.0) / (e.weight + vl(e))
         };
-        q + c * (total + 0.01).sqrt() * e.prior_w / (1.0 + e.weight)
+        q + c * (total + 0.01).sqrt() * e.prior_w / (1.0 + e.weight + vl(e))
     }
 
     #[test]
@@ -487,6 +500,10 @@ mod tests {
                 if case % 2 == 1 {
                     e.weight = visits as f32 * (0.25 + 7.75 * next());
                 }
+                // A third have descents on their way through some edges.
+                if case % 3 == 2 && next() < 0.5 {
+                    e.in_flight = 1 + (next() * 3.0) as u8;
+                }
                 edges.push(e);
             }
             let mut node = node_over(&edges);
@@ -497,11 +514,21 @@ mod tests {
                 fpu_parent_pow: 2.0,
                 ..PuctConfig::default()
             };
+            let katago_virtual_loss = PuctConfig {
+                virtual_loss: 3.0,
+                ..PuctConfig::default()
+            };
             for (mover, root, cfg) in [Color::Black, Color::White]
                 .into_iter()
                 .flat_map(|m| [false, true].map(|r| (m, r)))
                 .flat_map(|(m, r)| {
-                    [PuctConfig::default(), katago_spread(), katago_fpu].map(|c| (m, r, c))
+                    [
+                        PuctConfig::default(),
+                        katago_spread(),
+                        katago_fpu,
+                        katago_virtual_loss,
+                    ]
+                    .map(|c| (m, r, c))
                 })
             {
                 let got = select(&node, &edges, mover, root, &cfg, |_| true).unwrap();

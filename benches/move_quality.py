@@ -21,6 +21,14 @@ differing positions are judged.
         every move that differs between the MOVES files (kept in JUDGED.json
         and reused). JUDGE_COMMAND speaks KataGo's analysis protocol and
         reports values for Black (`reportAnalysisWinratesAs = BLACK`).
+    move_quality.py visits POSITIONS.json VISITS.json ENGINE_COMMAND...
+        The engine's root visits per move in each position, from the last
+        `info` line of `kata-genmove_analyze` (tengen and KataGo both answer
+        it), and the move it chose.
+    move_quality.py spread VISITS.json...
+        How each engine spreads its root visits: the chosen and the most
+        visited move's share, the moves visited, the entropy (mean over the
+        positions).
     move_quality.py report POSITIONS.json JUDGED.json BASE.json OTHER.json...
         For each OTHER against BASE: the mean gain per move in the judge's
         lead and win rate over all positions (0 where they agree), with a 95%
@@ -124,6 +132,59 @@ def moves(positions_file, out, command):
             print(f"{i + 1} moves", file=sys.stderr, flush=True)
     save(done, out)
     engine.proc.kill()
+
+
+def root_visits(positions_file, out, command):
+    positions = json.load(open(positions_file))
+    engine = Gtp(command)
+    engine.ask(f"komi {KOMI}")
+    found = {}
+    for p in positions:
+        engine.ask(f"boardsize {p['size']}")
+        engine.ask("clear_board")
+        for colour, vertex in p["moves"]:
+            engine.ask(f"play {colour} {vertex}")
+        engine.proc.stdin.write(f"kata-genmove_analyze {p['to_move']} 100000\n")
+        engine.proc.stdin.flush()
+        last, chosen = "", None
+        while chosen is None:
+            line = engine.proc.stdout.readline()
+            if line == "":
+                raise RuntimeError("the engine ended during kata-genmove_analyze")
+            if line.startswith("?"):
+                raise RuntimeError(f"kata-genmove_analyze: {line.strip()}")
+            if line.startswith("info"):
+                last = line
+            elif line.startswith("play"):
+                chosen = line.split()[1].upper()
+        while engine.proc.stdout.readline().strip() != "":
+            pass
+        visits = [[m.upper(), int(v)] for m, v in re.findall(r"move (\S+) visits (\d+)", last)]
+        found[p["id"]] = {"move": chosen, "visits": visits}
+    save(found, out)
+    engine.proc.kill()
+
+
+def spread(files):
+    for name in files:
+        found = json.load(open(name))
+        rows = []
+        for v in found.values():
+            counts = [n for _, n in v["visits"] if n > 0]
+            if not counts:
+                continue
+            total = sum(counts)
+            chosen = dict(v["visits"]).get(v["move"], 0)
+            entropy = -sum(n / total * math.log(n / total) for n in counts)
+            rows.append((total, chosen / total, max(counts) / total, len(counts), entropy))
+        n = len(rows)
+        if n == 0:
+            print(f"{name}: no positions")
+            continue
+        mean = [sum(r[i] for r in rows) / n for i in range(5)]
+        print(f"{name}: {n} positions, root visits {mean[0]:.1f}, chosen move's share "
+              f"{mean[1]:.3f}, most visited move's share {mean[2]:.3f}, moves visited "
+              f"{mean[3]:.1f}, entropy {mean[4]:.3f}")
 
 
 def judge(positions_file, judged_file, visits, command, move_files):
@@ -232,6 +293,10 @@ def main(args):
     elif len(args) >= 7 and args[0] == "judge" and "--" in args:
         cut = args.index("--")
         judge(args[1], args[2], int(args[3]), " ".join(args[4:cut]), args[cut + 1:])
+    elif len(args) >= 4 and args[0] == "visits":
+        root_visits(args[1], args[2], " ".join(args[3:]))
+    elif len(args) >= 2 and args[0] == "spread":
+        spread(args[1:])
     elif len(args) >= 5 and args[0] == "report":
         report(args[1], args[2], args[3:])
     else:

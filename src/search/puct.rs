@@ -29,8 +29,12 @@
 //!   `fpuParentWeightByVisitedPolicy`, power 2 there; `fpu_parent_pow` 0,
 //!   the default: the mean alone).
 //!
-//! tengen's values run 0..1 where KataGo's utilities run -1..1, so the
-//! constants are KataGo's halved.
+//! tengen's values run 0..1 where KataGo's utilities run -1..1 for the win
+//! alone: the first-play urgency's reductions are KataGo's halved, and the
+//! exploration constants KataGo's times 0.375, because a won game is worth
+//! only three quarters of tengen's range (the score takes the rest), as it
+//! is worth 2 of KataGo's. Halved, they explored a third more than KataGo:
+//! the root's visits spread wider over the same moves (docs/search.md).
 
 use super::tt::{Edge, Node, PASS};
 use super::value::for_mover;
@@ -81,11 +85,11 @@ pub struct PuctConfig {
 impl Default for PuctConfig {
     fn default() -> Self {
         // KataGo's GTP defaults (1.0, 0.45, 500, 0.2, 0.1; -, 0.4, 2) on
-        // tengen's 0..1 scale; the spread scaling off (KataGo: 0.85); its
-        // value weighting and noise pruning.
+        // tengen's 0..1 scale (see the module documentation); the spread
+        // scaling off (KataGo: 0.85); its value weighting and noise pruning.
         PuctConfig {
-            c_puct: 0.5,
-            c_log: 0.225,
+            c_puct: 0.375,
+            c_log: 0.16875,
             c_base: 500.0,
             fpu_reduction: 0.1,
             root_fpu_reduction: 0.05,

@@ -2,7 +2,12 @@
 //! transposition table.
 //!
 //! With transpositions on, a node's key is
-//! `position key ^ side-to-move key ^ ko-point key ^ pass-count key ^ history key`:
+//! `position key ^ side-to-move key ^ ko-point key ^ pass-count key ^ history key`
+//! `^ board-shape key`:
+//! - the board's shape is folded in because the same stones on two board
+//!   sizes stand on the same point indices: a table kept between searches
+//!   (a GTP session or an analysis engine changing sizes) must not give a
+//!   5×5 position the node, and the moves, of a 7×7 one;
 //! - the simple-ko point is folded in only when it forbids the player to move
 //!   (otherwise it changes no legal move);
 //! - the pass count (0, 1, 2+) matters because two passes end the game;
@@ -33,7 +38,8 @@
 //! history) would merge nodes whose legal moves differ.
 //!
 //! With transpositions off, the key is a rolling hash of the whole move sequence
-//! since the game's start: a plain tree (that still survives between moves).
+//! since the game's start: a plain tree (that still survives between moves),
+//! with the board-shape key too.
 
 use crate::go::board::zobrist::{ko_key, to_move_key};
 use crate::go::board::{Board, Color, Move};
@@ -45,6 +51,13 @@ pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// The key of the board's shape (width and height).
+#[inline]
+fn shape_key(board: &Board) -> u64 {
+    let g = board.geometry();
+    mix(((g.width() as u64) << 16 | g.height() as u64) ^ 0x6a09_e667_f3bc_c909)
 }
 
 /// Keys of the pass count (0, 1, 2 or more), arbitrary odd constants.
@@ -174,7 +187,7 @@ impl KeyState {
                 k
             }
         };
-        k.max(1)
+        (k ^ shape_key(board)).max(1)
     }
 }
 
@@ -185,6 +198,33 @@ mod tests {
     use crate::go::rules::Preset;
 
     const TT: KeyMode = KeyMode::Transpositions { superko: true };
+
+    #[test]
+    fn the_same_stones_on_boards_of_two_sizes_have_different_keys() {
+        // Point indices do not depend on the board's size: the stones below
+        // stand on the same indices on both boards, so the stones' hashes
+        // agree and only the shape tells the positions apart.
+        let (small, large) = (Geometry::new(5).unwrap(), Geometry::new(7).unwrap());
+        let (mut a, mut b) = (Board::new(small), Board::new(large));
+        for (x, y) in [(0, 0), (1, 2), (3, 1)] {
+            let (p, q) = (small.point(x, y).unwrap(), large.point(x, y).unwrap());
+            assert_eq!(p, q);
+            a.play(p, Color::Black);
+            b.play(q, Color::Black);
+        }
+        assert_eq!(a.hash(), b.hash());
+        for mode in [TT, KeyMode::PlainTree] {
+            let (ka, kb) = (
+                KeyState::start(&a, Color::White),
+                KeyState::start(&b, Color::White),
+            );
+            assert_ne!(
+                ka.key(&a, Color::White, mode),
+                kb.key(&b, Color::White, mode),
+                "{mode:?}"
+            );
+        }
+    }
 
     #[test]
     fn side_to_move_and_ko_point_change_the_key() {

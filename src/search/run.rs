@@ -539,9 +539,6 @@ mod tests {
         }
     }
 
-    /// Uncertainty weighting with a net that has the short-term error
-    /// heads (the transformer, model version 15): the edges weigh their
-    /// visits, and the nodes sum their edges' weights.
     /// Eight threads on the net: descents run side by side, and some reach
     /// the same new leaf.
     #[test]
@@ -562,6 +559,9 @@ mod tests {
         check_graph_invariants_of(engine, KoRule::Positional, 600);
     }
 
+    /// Uncertainty weighting with a net that has the short-term error
+    /// heads (the transformer, model version 15): the edges weigh their
+    /// visits, and the nodes sum their edges' weights.
     #[test]
     #[ignore = "heavy: .ci/run runs it in its second step"]
     fn graph_invariants_hold_with_uncertainty_weighting() {

@@ -68,14 +68,11 @@ impl Worker {
             if rave && step.point != PASS {
                 self.first[step.point as usize] = (stamp, step.mover.index() as u8);
             }
-            let Some(slot) = t.table.find(step.key, step.slot) else {
+            let Some(slot) = step.slot_in(&t.table) else {
                 continue;
             };
             let (node, edges) = t.table.node_and_edges_mut(slot);
             let idx = step.edge as usize;
-            if idx >= edges.len() || edges[idx].point != step.point {
-                continue;
-            }
             node.record(&counted);
             let e = &mut edges[idx];
             e.in_flight = e.in_flight.saturating_sub(1);

@@ -10,7 +10,7 @@ use crate::search::evaluate::{LeafEvaluator, LeafKind, LeafView, Selection};
 use crate::search::key::KeyState;
 use crate::search::root::Root;
 use crate::search::tree::Tree;
-use crate::search::tt::{Edge, NO_SLOT, PASS};
+use crate::search::tt::{Edge, Table, NO_SLOT, PASS};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// One level of the descent.
@@ -23,6 +23,19 @@ pub(super) struct Step {
     pub(super) mover: Color,
     /// The subtree-bias bucket of the position the move makes (0: none).
     pub(super) bias_key: u64,
+}
+
+impl Step {
+    /// The slot of the node this step left, while the step's edge is still
+    /// where the descent took it (the table may have replaced the node since).
+    pub(super) fn slot_in(&self, table: &Table) -> Option<u32> {
+        let slot = table.find(self.key, self.slot)?;
+        let still_there = table
+            .edges(slot)
+            .get(self.edge as usize)
+            .is_some_and(|e| e.point == self.point);
+        still_there.then_some(slot)
+    }
 }
 
 /// How a descent ended.
@@ -250,14 +263,8 @@ impl Worker {
     /// Takes the last descent's virtual loss off its path without a visit.
     fn withdraw(&mut self, t: &mut Tree) {
         for step in &self.path {
-            let Some(slot) = t.table.find(step.key, step.slot) else {
-                continue;
-            };
-            let (_, edges) = t.table.node_and_edges_mut(slot);
-            if let Some(e) = edges
-                .get_mut(step.edge as usize)
-                .filter(|e| e.point == step.point)
-            {
+            if let Some(slot) = step.slot_in(&t.table) {
+                let e = &mut t.table.node_and_edges_mut(slot).1[step.edge as usize];
                 e.in_flight = e.in_flight.saturating_sub(1);
             }
         }

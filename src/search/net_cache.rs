@@ -3,13 +3,13 @@
 //!
 //! Its key ([`net_input_key`]) covers everything the net's input depends on:
 //! - the node key ([`super::key`]): stones, side to move, the simple-ko ban,
-//!   the pass count and, under superko, the situations before the last
-//!   capture, which fix every superko ban (the net's ko-ban plane and the
-//!   legal moves its policy is spread over);
+//!   the pass count, under superko the situations before the last capture,
+//!   which fix every superko ban (the net's ko-ban plane and the legal moves
+//!   its policy is spread over), and the board's width and height (engines
+//!   of different board shapes may share one cache, and the same stones on
+//!   two shapes hash alike);
 //! - the last five moves (the history planes), and whether the game has five;
-//! - komi with White's handicap bonus, and the rules (global inputs);
-//! - the board's width and height (engines of different board shapes may
-//!   share one cache, and the empty boards of all shapes hash alike).
+//! - komi with White's handicap bonus, and the rules (global inputs).
 //!
 //! So two positions share an entry only if the net would see the same input
 //! (up to hash collisions of 64 bits). The relation to the node key: a node
@@ -144,8 +144,6 @@ pub fn net_input_key(node_key: u64, game: &Game, history_floor: Option<usize>) -
         | u64::from(rules.friendly_pass_ok) << 9;
     // Komi with the handicap bonus: what the net's komi input reads.
     h = mix(h ^ game.effective_komi().to_bits() ^ rules_code.rotate_left(32));
-    let g = game.board().geometry();
-    h = mix(h ^ ((g.width() << 8 | g.height()) as u64) << 48);
     h.max(1)
 }
 
@@ -156,13 +154,37 @@ mod tests {
     use crate::go::rules::Preset;
 
     fn game_after(moves: &[(usize, usize)], komi: f64) -> Game {
-        let g = Geometry::new(9).unwrap();
+        game_on(9, moves, komi)
+    }
+
+    fn game_on(size: usize, moves: &[(usize, usize)], komi: f64) -> Game {
+        let g = Geometry::new(size).unwrap();
         let mut game = Game::new(g, Preset::Chinese.rules(), komi);
         for &(x, y) in moves {
             let c = game.to_move();
             game.play(c, Move::Play(g.point(x, y).unwrap())).unwrap();
         }
         game
+    }
+
+    #[test]
+    fn the_same_stones_on_two_board_shapes_have_two_entries() {
+        // The stones stand on the same point indices on both boards; the
+        // node keys the search gives them tell the shapes apart.
+        let moves = [(0, 0), (4, 4), (2, 1)];
+        let (small, large) = (game_on(5, &moves, 7.5), game_on(7, &moves, 7.5));
+        assert_eq!(small.board().hash(), large.board().hash());
+        let node_key = |game: &Game| {
+            crate::search::key::KeyState::of_game(game).key(
+                game.board(),
+                game.to_move(),
+                crate::search::key::KeyMode::Transpositions { superko: true },
+            )
+        };
+        assert_ne!(
+            net_input_key(node_key(&small), &small, None),
+            net_input_key(node_key(&large), &large, None)
+        );
     }
 
     #[test]

@@ -34,7 +34,8 @@ differing positions are judged.
         lead and win rate over all positions (0 where they agree), with a 95%
         interval, by game phase too.
 
-Rules are Chinese, komi 7 (the positions' board size from their games).
+Rules are Chinese; each position keeps its game's board size and komi (7 where the
+SGF gives none).
 """
 import json
 import math
@@ -45,14 +46,16 @@ import subprocess
 import sys
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
-KOMI = 7
+DEFAULT_KOMI = 7
 
 
 def sgf_moves(path):
-    """Board size and moves [(colour, vertex)] of a one-line-of-play SGF."""
+    """Board size, komi and moves [(colour, vertex)] of a one-line-of-play SGF."""
     with open(path) as f:
         text = f.read()
     size = int(re.search(r"SZ\[(\d+)\]", text).group(1))
+    komi = re.search(r"KM\[([-0-9.]+)\]", text)
+    komi = float(komi.group(1)) if komi else DEFAULT_KOMI
     moves = []
     for colour, coord in re.findall(r";([BW])\[([a-z]*)\]", text):
         if coord == "" or (size <= 19 and coord == "tt"):
@@ -60,7 +63,7 @@ def sgf_moves(path):
         else:
             x, y = ord(coord[0]) - 97, ord(coord[1]) - 97
             moves.append((colour, f"{COLUMNS[x]}{size - y}"))
-    return size, moves
+    return size, komi, moves
 
 
 def sample(out, count, seed, dirs):
@@ -69,12 +72,12 @@ def sample(out, count, seed, dirs):
         for name in sorted(os.listdir(d)):
             if not name.endswith(".sgf"):
                 continue
-            size, moves = sgf_moves(os.path.join(d, name))
+            size, komi, moves = sgf_moves(os.path.join(d, name))
             for k in range(6, len(moves)):
                 if any(m == "pass" for _, m in moves[:k]):
                     break
-                pool.append({"size": size, "moves": moves[:k], "to_move": moves[k][0],
-                             "id": f"{d}/{name}:{k}"})
+                pool.append({"size": size, "komi": komi, "moves": moves[:k],
+                             "to_move": moves[k][0], "id": f"{d}/{name}:{k}"})
     random.Random(seed).shuffle(pool)
     with open(out, "w") as f:
         json.dump(pool[:count], f)
@@ -118,12 +121,12 @@ def moves(positions_file, out, command):
     positions = json.load(open(positions_file))
     done = json.load(open(out)) if os.path.exists(out) else {}
     engine = Gtp(command)
-    engine.ask(f"komi {KOMI}")
     for i, p in enumerate(positions):
         if p["id"] in done:
             continue
         engine.ask(f"boardsize {p['size']}")
         engine.ask("clear_board")
+        engine.ask(f"komi {p.get('komi', DEFAULT_KOMI)}")
         for colour, vertex in p["moves"]:
             engine.ask(f"play {colour} {vertex}")
         done[p["id"]] = engine.ask(f"genmove {p['to_move']}").upper()
@@ -137,11 +140,11 @@ def moves(positions_file, out, command):
 def root_visits(positions_file, out, command):
     positions = json.load(open(positions_file))
     engine = Gtp(command)
-    engine.ask(f"komi {KOMI}")
     found = {}
     for p in positions:
         engine.ask(f"boardsize {p['size']}")
         engine.ask("clear_board")
+        engine.ask(f"komi {p.get('komi', DEFAULT_KOMI)}")
         for colour, vertex in p["moves"]:
             engine.ask(f"play {colour} {vertex}")
         engine.proc.stdin.write(f"kata-genmove_analyze {p['to_move']} 100000\n")
@@ -207,7 +210,7 @@ def judge(positions_file, judged_file, visits, command, move_files):
     asked = {}
     for i, (key, p, mv) in enumerate(wanted):
         query = {"id": str(i), "moves": [list(m) for m in p["moves"]] + [[p["to_move"], mv]],
-                 "rules": "chinese", "komi": KOMI, "boardXSize": p["size"],
+                 "rules": "chinese", "komi": p.get("komi", DEFAULT_KOMI), "boardXSize": p["size"],
                  "boardYSize": p["size"], "maxVisits": visits}
         asked[str(i)] = (key, p["to_move"])
         proc.stdin.write(json.dumps(query) + "\n")

@@ -139,8 +139,8 @@ struct EngineArgs {
     fpu_parent_pow: f32,
     /// With --model and more than one thread: how many lost visits a
     /// descent on its way counts for in the moves it passes, steering the
-    /// other threads elsewhere (KataGo's `numVirtualLossesPerThread`, 3
-    /// there; for tuning matches).
+    /// other threads elsewhere (KataGo's `numVirtualLossesPerThread`, 1 in
+    /// its engines unless their config says otherwise; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().virtual_loss,
           allow_negative_numbers = true, value_parser = non_negative)]
     virtual_loss: f32,

@@ -29,6 +29,10 @@ differing positions are judged.
         How each engine spreads its root visits: the chosen and the most
         visited move's share, the moves visited, the entropy (mean over the
         positions).
+    move_quality.py resigned MATCH.log SGF_DIR VISITS JUDGE_COMMAND...
+        For each engine of a `tengen match` log, the judge's win rate for the
+        side that resigned in each resigned game's final position: whether
+        resigning cost games that were not lost.
     move_quality.py report POSITIONS.json JUDGED.json BASE.json OTHER.json...
         For each OTHER against BASE: the mean gain per move in the judge's
         lead and win rate over all positions (0 where they agree), with a 95%
@@ -205,18 +209,46 @@ def judge(positions_file, judged_file, visits, command, move_files):
                 seen.add(key)
                 wanted.append((key, p, mv))
     print(f"{len(wanted)} moves to judge", file=sys.stderr, flush=True)
+    queries = [analysis_query(p["size"], p.get("komi", DEFAULT_KOMI),
+                              p["moves"] + [[p["to_move"], mv]], visits)
+               for _, p, mv in wanted]
+
+    def record(i, root_info):
+        key, p, _ = wanted[i]
+        judged[key] = for_mover(root_info, p["to_move"])
+        if len(judged) % 20 == 0:
+            save(judged, judged_file)
+            print(f"{len(judged)} judged", file=sys.stderr, flush=True)
+
+    ask_judge(command, queries, record)
+    save(judged, judged_file)
+
+
+def analysis_query(size, komi, moves, visits):
+    """A KataGo analysis query for the position after `moves`, Chinese rules."""
+    return {"moves": [list(m) for m in moves], "rules": "chinese", "komi": komi,
+            "boardXSize": size, "boardYSize": size, "maxVisits": visits}
+
+
+def for_mover(root_info, mover):
+    """The judge's lead and win rate (reported for Black) for `mover`."""
+    lead, winrate = root_info["scoreLead"], root_info["winrate"]
+    if mover == "W":
+        lead, winrate = -lead, 1 - winrate
+    return {"lead": lead, "winrate": winrate}
+
+
+def ask_judge(command, queries, record):
+    """Sends every query to the analysis engine `command` at once and calls
+    `record(index, rootInfo)` as each final answer comes (an error answer is
+    printed and skipped)."""
     proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
-    asked = {}
-    for i, (key, p, mv) in enumerate(wanted):
-        query = {"id": str(i), "moves": [list(m) for m in p["moves"]] + [[p["to_move"], mv]],
-                 "rules": "chinese", "komi": p.get("komi", DEFAULT_KOMI), "boardXSize": p["size"],
-                 "boardYSize": p["size"], "maxVisits": visits}
-        asked[str(i)] = (key, p["to_move"])
-        proc.stdin.write(json.dumps(query) + "\n")
+    for i, query in enumerate(queries):
+        proc.stdin.write(json.dumps(dict(query, id=str(i))) + "\n")
     proc.stdin.flush()
     answered = 0
-    while answered < len(wanted):
+    while answered < len(queries):
         line = proc.stdout.readline()
         if not line:
             break
@@ -227,17 +259,37 @@ def judge(positions_file, judged_file, visits, command, move_files):
             continue
         if "rootInfo" not in r or r.get("isDuringSearch"):
             continue
-        key, mover = asked[r["id"]]
-        lead, winrate = r["rootInfo"]["scoreLead"], r["rootInfo"]["winrate"]
-        if mover == "W":
-            lead, winrate = -lead, 1 - winrate
-        judged[key] = {"lead": lead, "winrate": winrate}
+        record(int(r["id"]), r["rootInfo"])
         answered += 1
-        if answered % 20 == 0:
-            save(judged, judged_file)
-            print(f"{answered} judged", file=sys.stderr, flush=True)
-    save(judged, judged_file)
     proc.kill()
+
+
+def resigned(log, sgf_dir, visits, command):
+    """Whether each resignation in a `tengen match` log was sound: the judge's
+    win rate for the side that resigned, in the final position of its game
+    (`game-NNN.sgf` in `sgf_dir`), by engine."""
+    games = []
+    for line in open(log):
+        m = re.match(r"game (\d+): A (black|white), B (?:black|white): .*, (A|B) resigned", line)
+        if m:
+            a_black = m.group(2) == "black"
+            resigner = "B" if (m.group(3) == "A") == a_black else "W"
+            games.append((int(m.group(1)), m.group(3), resigner))
+    queries = []
+    for number, _, _ in games:
+        size, komi, moves = sgf_moves(os.path.join(sgf_dir, f"game-{number:03d}.sgf"))
+        queries.append(analysis_query(size, komi, moves, visits))
+    found = {}
+    ask_judge(command, queries, lambda i, info: found.__setitem__(i, info))
+    for engine in "AB":
+        rates = sorted(for_mover(found[i], games[i][2])["winrate"]
+                       for i in found if games[i][1] == engine)
+        if not rates:
+            print(f"engine {engine}: no resignations")
+            continue
+        above = sum(1 for r in rates if r > 0.1)
+        print(f"engine {engine}: {len(rates)} resignations; the resigner's win rate by the judge: "
+              f"at most {100 * rates[-1]:.1f}%, above 10% in {above}")
 
 
 def mean_interval(xs):
@@ -300,6 +352,8 @@ def main(args):
         root_visits(args[1], args[2], " ".join(args[3:]))
     elif len(args) >= 2 and args[0] == "spread":
         spread(args[1:])
+    elif len(args) >= 5 and args[0] == "resigned":
+        resigned(args[1], args[2], int(args[3]), " ".join(args[4:]))
     elif len(args) >= 5 and args[0] == "report":
         report(args[1], args[2], args[3:])
     else:

@@ -790,8 +790,10 @@ mod tests {
                 &mut |_| {},
             )
         };
+        // The longest search, whose visits must stay together.
+        let spread_visits = 24u64;
         for threads in [1, 8] {
-            for visits in [1u64, 7, 24] {
+            for visits in [1, 7, spread_visits] {
                 let report = search(threads, visits);
                 assert_eq!(report.visits, visits, "{threads} threads, {visits} visits");
                 // The root's own evaluation is the one visit no move gets.
@@ -801,10 +803,10 @@ mod tests {
             // of them or more (eight threads spread a little with the order
             // in which their descents come back; thinly spread visits, 2–3
             // a move over dozens of moves, are what this guards against).
-            let report = search(threads, 24);
+            let report = search(threads, spread_visits);
             let top = report.moves.iter().map(|m| m.visits).max().unwrap_or(0);
             assert!(
-                report.moves.len() <= 8 && top * 4 >= 24,
+                report.moves.len() <= 8 && top * 4 >= spread_visits,
                 "{threads} threads: {} moves, top {top}",
                 report.moves.len()
             );

@@ -280,7 +280,7 @@ def resigned(log, sgf_dir, visits, command):
         size, komi, moves = sgf_moves(os.path.join(sgf_dir, f"game-{number:03d}.sgf"))
         queries.append(analysis_query(size, komi, moves, visits))
     found = {}
-    ask_judge(command, queries, lambda i, info: found.__setitem__(i, info))
+    ask_judge(command, queries, found.__setitem__)
     for engine in "AB":
         rates = sorted(for_mover(found[i], games[i][2])["winrate"]
                        for i in found if games[i][1] == engine)

@@ -4,13 +4,15 @@
 //! An edge's urgency is `Q + c(N) · P · sqrt(N) / (1 + n)`:
 //! - `Q` the child's value for the player to move (0..1); each in-flight
 //!   visit (virtual loss) counts as `virtual_loss` lost visits (KataGo's
-//!   `numVirtualLossesPerThread`);
+//!   `numVirtualLossesPerThread`), held against the child's weight but at
+//!   least a quarter visit's (a child whose first descent is on its way
+//!   keeps that share of the FPU);
 //! - `P` the policy prior, at the root raised to `1 / temperature` and
 //!   renormalised;
 //! - `N` the weight of all edges, `n` this edge's: their visits, each
 //!   weighted by the certainty of its evaluation under uncertainty
-//!   weighting ([`super::uncertainty`]), in-flight visits counting
-//!   `virtual_loss` each;
+//!   weighting ([`super::uncertainty`]); in `n`, not in `N`, in-flight
+//!   visits count `virtual_loss` each (as KataGo's);
 //! - `c(N) = (c_puct + c_log · ln((N + base) / base)) · s`, which grows
 //!   slowly with the visits (KataGo's `cpuctExploration`,
 //!   `cpuctExplorationLog`, `cpuctExplorationBase`), where
@@ -124,8 +126,7 @@ pub fn select(
     let mut total = 0.0f32;
     let mut visited_policy = 0.0f32;
     for e in edges {
-        let n = e.weight + cfg.virtual_loss * e.in_flight as f32;
-        total += n;
+        total += e.weight;
         if e.visits > 0 || e.in_flight > 0 {
             visited_policy += e.prior_w;
         }
@@ -174,10 +175,19 @@ pub fn select(
         if n == 0.0 && !tempered {
             unvisited_prior = e.prior_w;
         }
-        let q = if n > 0.0 {
-            e.weight * for_mover(e.child_q, mover) / n
-        } else {
+        let q = if n == 0.0 {
             fpu
+        } else {
+            // Lost visits pull the value toward 0, against at least a
+            // quarter of a visit's weight: an edge whose first descent is
+            // on its way keeps a fifth of the FPU (one lost visit).
+            let own = if e.weight > 0.0 {
+                for_mover(e.child_q, mover)
+            } else {
+                fpu
+            };
+            let held = e.weight.max(MIN_WEIGHT_AGAINST_LOST_VISITS);
+            own * held / (held + (n - e.weight))
         };
         let p = if tempered {
             e.prior_w.max(0.0).powf(1.0 / temperature) / policy_sum
@@ -193,6 +203,11 @@ pub fn select(
     }
     best
 }
+
+/// The least weight an edge's value holds against its lost visits (so an
+/// edge whose first descent is on its way is not yet a certain loss), as
+/// KataGo's.
+const MIN_WEIGHT_AGAINST_LOST_VISITS: f32 = 0.25;
 
 /// Black's value of `node` that first-play urgency starts from: its mean
 /// weighted `min(1, visited_policy^fpu_parent_pow)` against its own
@@ -430,7 +445,7 @@ mod tests {
     ) -> f32 {
         // Descents on their way count `virtual_loss` lost visits each.
         let vl = |e: &Edge| cfg.virtual_loss * e.in_flight as f32;
-        let total: f32 = edges.iter().map(|e| e.weight + vl(e)).sum();
+        let total: f32 = edges.iter().map(|e| e.weight).sum();
         // The spread of the values below the node, the prior counted as
         // `stdev_prior_weight` extra results (Bessel-corrected).
         let n = node.score_n as f64;
@@ -466,17 +481,20 @@ mod tests {
             1.0 - black
         };
         let e = &edges[i];
-        let q = if e.visits == 0 && e.in_flight == 0 {
-            parent - red * visited.sqrt()
+        let fpu = parent - red * visited.sqrt();
+        let mut q = if e.visits == 0 || e.weight <= 0.0 {
+            fpu
+        } else if mover == Color::Black {
+            e.child_q
         } else {
-            let mine = if mover == Color::Black {
-                e.child_q
-            } else {
-                1.0 - e.child_q
-            };
-            // A lost visit is worth 0 to the mover.
-            (e.weight * mine + vl(e) * 0.0) / (e.weight + vl(e))
+            1.0 - e.child_q
         };
+        if e.in_flight > 0 {
+            // Lost visits (worth 0 to the mover) pull the value down by
+            // their share against the edge's weight, at least a quarter.
+            let share = vl(e) / (vl(e) + e.weight.max(0.25));
+            q += (0.0 - q) * share;
+        }
         q + c * (total + 0.01).sqrt() * e.prior_w / (1.0 + e.weight + vl(e))
     }
 

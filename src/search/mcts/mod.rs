@@ -20,7 +20,8 @@
 //! descending and while backing up; the playout runs unlocked. Virtual loss (an
 //! in-flight count per edge, scored as lost playouts) sends concurrent descents
 //! apart. Each descent first claims a simulation from the search's budget, and
-//! no more descents are on their way at once than the root's visits allow
+//! no more descents are on their way at once than the root's visits and the
+//! visit limit allow
 //! ([`Tree::may_descend`](super::tree::Tree::may_descend)): a visit limit
 //! holds exactly, and a short search on many threads concentrates its visits
 //! as one thread would.

@@ -162,7 +162,8 @@ pub fn select(
     // past it, an unvisited edge with a smaller prior cannot win.
     let mut unvisited_prior = f32::NEG_INFINITY;
     for (i, e) in edges.iter().enumerate() {
-        let n = e.weight + cfg.virtual_loss * e.in_flight as f32;
+        let lost = cfg.virtual_loss * e.in_flight as f32;
+        let n = e.weight + lost;
         if n == 0.0
             && !tempered
             && (e.prior_w < unvisited_prior || (e.prior_w == unvisited_prior && e.point == PASS))
@@ -187,7 +188,7 @@ pub fn select(
                 fpu
             };
             let held = e.weight.max(MIN_WEIGHT_AGAINST_LOST_VISITS);
-            own * held / (held + (n - e.weight))
+            own * held / (held + lost)
         };
         let p = if tempered {
             e.prior_w.max(0.0).powf(1.0 / temperature) / policy_sum

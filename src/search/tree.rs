@@ -73,13 +73,10 @@ impl Tree {
     }
 
     /// The most descents on their way the visit limit allows (see
-    /// [`LIMIT_VISITS_PER_EXTRA_DESCENT`]).
+    /// [`LIMIT_VISITS_PER_EXTRA_DESCENT`]); no bound without a limit (a
+    /// budget of `u64::MAX`).
     fn limit_width(&self) -> u32 {
-        if self.budget == u64::MAX {
-            return u32::MAX;
-        }
-        let extra = self.budget / LIMIT_VISITS_PER_EXTRA_DESCENT;
-        1 + u32::try_from(extra).unwrap_or(u32::MAX - 1)
+        u32::try_from(1 + self.budget / LIMIT_VISITS_PER_EXTRA_DESCENT).unwrap_or(u32::MAX)
     }
 
     /// Whether every simulation the budget allows has been claimed (some

@@ -134,6 +134,13 @@ struct EngineArgs {
     /// (the mean's share is their policy to this power; 0 = the mean
     /// alone, the default; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2
     /// there; for tuning matches).
+    /// With --model: first-play urgency's reduction below the root, on
+    /// tengen's 0..1 values; the root's is half of it (KataGo's
+    /// `fpuReductionMax` 0.2 and `rootFpuReductionMax` 0.1 on -1..1
+    /// utilities; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().fpu_reduction,
+          allow_negative_numbers = true, value_parser = fraction_f32)]
+    fpu_reduction: f32,
     #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
           allow_negative_numbers = true, value_parser = non_negative)]
     fpu_parent_pow: f32,
@@ -531,6 +538,8 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
             uncertainty_coeff: args.uncertainty,
             c_puct: args.cpuct,
             fpu_parent_pow: args.fpu_parent_pow,
+            fpu_reduction: args.fpu_reduction,
+            root_fpu_reduction: args.fpu_reduction / 2.0,
             virtual_loss: args.virtual_loss,
             ..PuctConfig::default()
         },

@@ -20,6 +20,7 @@
 //! - [`mcts`]: descent, expansion, batches of leaves, graph-sound backup;
 //! - [`root`]: what a search starts from; [`tree`]: what its threads share;
 //! - [`value`]: what a playout's result is worth, to either player;
+//!   [`recenter`]: the kept tree's values moved to a new score center;
 //! - [`evaluate`]: the seam ([`evaluate::LeafEvaluator`]) and what crosses it;
 //! - [`classical`]: heuristic priors and playouts, chosen among by UCT + RAVE;
 //! - [`network`]: a KataGo net's policy, value, score and ownership, chosen
@@ -62,6 +63,7 @@ pub mod network;
 pub mod ownership;
 pub mod puct;
 pub mod random;
+pub mod recenter;
 pub mod report;
 pub mod root;
 pub mod run;

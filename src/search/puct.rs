@@ -375,12 +375,19 @@ pub fn net_value(
     size: f64,
     score_weight: f64,
 ) -> f64 {
+    (1.0 - score_weight) * black_win.clamp(0.0, 1.0)
+        + score_weight * expected_score_value(black_margin, stdev, center, size)
+}
+
+/// Black's expected score utility `0.5 + 0.5 · tanh((margin - center) /
+/// size)` over a normal distribution of the margin (mean, stdev): the score
+/// part of [`net_value`].
+pub fn expected_score_value(black_margin: f64, stdev: f64, center: f64, size: f64) -> f64 {
     let stdev = stdev.max(0.0);
-    let score: f64 = NORMAL_QUADRATURE
+    NORMAL_QUADRATURE
         .iter()
         .map(|&(z, w)| w * (0.5 + 0.5 * ((black_margin + stdev * z - center) / size).tanh()))
-        .sum();
-    (1.0 - score_weight) * black_win.clamp(0.0, 1.0) + score_weight * score
+        .sum()
 }
 
 #[cfg(test)]

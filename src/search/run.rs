@@ -183,9 +183,9 @@ impl Search<'_> {
             return Report::default();
         };
         root.score_center = first.expected_margin(&root, table_margin, cfg, cfg.seed ^ searches);
-        self.begin(&root);
-        let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let exact = first.selection() == evaluate::Selection::Puct;
+        self.begin(&root, exact);
+        let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let done = AtomicBool::new(false);
         let wake = Condvar::new();
         let root_ref = &root;
@@ -222,15 +222,31 @@ impl Search<'_> {
     /// Makes the tree ready for a search from `root`: this search's counts,
     /// ownership, buckets and budget start afresh, the root's own bias
     /// correction is dropped, and a half-full arena is compacted around it.
-    fn begin(&self, root: &Root) {
+    fn begin(&self, root: &Root, network: bool) {
         let mut t = lock(self.tree);
         t.table.new_search();
         let budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
         t.start_search(budget, root.expand_after);
-        // The root's own evaluation is its own now: no correction from
-        // the buckets of the search in which it was a descendant.
-        if let Some(slot) = t.table.find(root.key, NO_SLOT) {
+        let root_slot = t.table.find(root.key, NO_SLOT);
+        if let Some(slot) = root_slot {
+            // The root's own evaluation is its own now: no correction from
+            // the buckets of the search in which it was a descendant.
             t.table.node_mut(slot).bias = subtree_bias::Contribution::default();
+        }
+        if network {
+            // The kept tree's values about this search's score center.
+            let size = (root.board.geometry().area() as f64).sqrt();
+            let Tree {
+                table, recentering, ..
+            } = &mut *t;
+            recentering.run(
+                table,
+                root_slot,
+                root.color,
+                root.score_center,
+                size,
+                self.cfg,
+            );
         }
         if t.table.edge_usage() > 0.5 {
             if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {

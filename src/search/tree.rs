@@ -3,6 +3,7 @@
 //! simulation from.
 
 use super::ownership::OwnershipMap;
+use super::recenter::Recentering;
 use super::subtree_bias::BiasTable;
 use super::tt::{Table, NO_SLOT};
 use std::sync::Mutex;
@@ -23,6 +24,8 @@ pub struct Tree {
     pub prunes: u32,
     /// The subtree-bias buckets of this search.
     pub biases: BiasTable,
+    /// Scratch space for moving the kept tree to a new score center.
+    pub recentering: Recentering,
     /// Descents on their way (descended, not yet backed up) in this search.
     pub in_flight: u32,
     /// Simulations this search may run, those on their way included
@@ -126,6 +129,7 @@ impl Tree {
             expand_after: 2,
             prunes: 0,
             biases: BiasTable::new(),
+            recentering: Recentering::default(),
             in_flight: 0,
             budget: u64::MAX,
             waiting: 0,

@@ -86,6 +86,57 @@ pub struct Node {
     /// The node's subtree-bias bucket, and the correction it gives the
     /// node's own evaluations ([`super::subtree_bias`]).
     pub bias: Contribution,
+    /// The score of the node's own evaluation, from which its value can be
+    /// recomputed about another score center ([`super::recenter`]).
+    pub own_score: OwnScore,
+}
+
+// Nodes fill the table's buckets: keep them at 128 bytes.
+const _: () = assert!(std::mem::size_of::<Node>() == 128);
+
+/// Black's mean margin and its standard deviation of a node's own
+/// evaluation (a network's, or a counted end's with no deviation), in
+/// 1/32 points, in the four bytes a node has to spare; or unknown, where
+/// the node's own results cannot be recomputed from one score (playouts,
+/// folded children).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OwnScore {
+    margin: i16,
+    stdev: u16,
+}
+
+impl OwnScore {
+    const STEPS_PER_POINT: f64 = 32.0;
+    pub const UNKNOWN: OwnScore = OwnScore {
+        margin: 0,
+        stdev: u16::MAX,
+    };
+
+    /// The score, rounded to 1/32 point (margins beyond ±1023 points and
+    /// deviations beyond 2047 are clamped).
+    pub fn new(margin: f64, stdev: f64) -> OwnScore {
+        let steps = |x: f64, lo: f64, hi: f64| (x * Self::STEPS_PER_POINT).round().clamp(lo, hi);
+        OwnScore {
+            margin: steps(margin, f64::from(i16::MIN), f64::from(i16::MAX)) as i16,
+            stdev: steps(stdev, 0.0, f64::from(u16::MAX - 1)) as u16,
+        }
+    }
+
+    /// Margin and deviation, in points; `None` if unknown.
+    pub fn get(self) -> Option<(f64, f64)> {
+        (self.stdev != u16::MAX).then(|| {
+            (
+                f64::from(self.margin) / Self::STEPS_PER_POINT,
+                f64::from(self.stdev) / Self::STEPS_PER_POINT,
+            )
+        })
+    }
+}
+
+impl Default for OwnScore {
+    fn default() -> Self {
+        OwnScore::UNKNOWN
+    }
 }
 
 impl Node {
@@ -222,6 +273,7 @@ impl Node {
         self.own_sum += self.child_sum;
         // Folded children are not the node's own evaluations.
         self.bias = Contribution::default();
+        self.own_score = OwnScore::UNKNOWN;
         self.child_n = 0;
         self.child_w = 0.0;
         self.child_sum = 0.0;

@@ -10,7 +10,7 @@ use crate::search::evaluate::{LeafEval, LeafKind};
 use crate::search::key::KeyMode;
 use crate::search::root::Root;
 use crate::search::tree::Tree;
-use crate::search::tt::{Outcome, PASS};
+use crate::search::tt::{Outcome, OwnScore, PASS};
 use crate::search::value::{for_mover, playout_value, win_value};
 
 impl Worker {
@@ -161,6 +161,11 @@ impl Worker {
                 n.own_w += weight;
                 n.own_sum += weight * v;
                 n.record(&counted);
+                n.own_score = if played_out {
+                    OwnScore::UNKNOWN
+                } else {
+                    OwnScore::new(result.margin, result.score_stdev)
+                };
                 let bias_key = self.path.last().map_or(0, |st| st.bias_key);
                 if !rave_search && bias_key != 0 && !played_out {
                     if n.bias.key == 0 {

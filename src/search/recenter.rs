@@ -59,18 +59,23 @@ impl Recentering {
         self.stack.clear();
         self.seen.clear();
         self.stack.push((root, mover, false));
-        self.seen.insert(root);
         while let Some(top) = self.stack.last_mut() {
             let (slot, mover, pushed) = *top;
             if !pushed {
-                // Children first (post-order), each once: the tree is a graph.
+                // Each node once (the tree is a graph), after its children
+                // (post-order): a node met again while it waits deeper in
+                // the stack is finished here, above the parent met last.
+                if !self.seen.insert(slot) {
+                    self.stack.pop();
+                    continue;
+                }
                 top.2 = true;
                 for e in table.edges(slot) {
                     if e.visits == 0 || e.child_key == 0 || e.multi_child {
                         continue;
                     }
                     if let Some(child) = table.find(e.child_key, e.child_slot) {
-                        if self.seen.insert(child) {
+                        if !self.seen.contains(&child) {
                             self.stack.push((child, mover.opp(), false));
                         }
                     }
@@ -198,6 +203,57 @@ mod tests {
         recentering.run(&mut plain, Some(r), Color::Black, 1.0, SIZE, &cfg);
         recentering.run(&mut plain, Some(r), Color::Black, 6.0, SIZE, &cfg);
         assert_eq!(plain.node(r).value(), before);
+    }
+
+    #[test]
+    fn a_child_met_again_through_a_transposition_is_moved_before_its_parents() {
+        // Root (Black) -> B and -> A, A (White) -> B: B is reached twice,
+        // first through the root, whose edge to it comes first.
+        let cfg = SearchConfig::default();
+        let mut t = Table::new(1);
+        let judged = |t: &mut Table, key: u64, margin: f64| {
+            let s = t.find_or_insert(key, NO_SLOT, &[]).unwrap();
+            let node = t.node_mut(s);
+            node.own_n = 1;
+            node.own_w = 1.0;
+            node.own_sum = net_value(0.5, margin, 5.0, 0.0, SIZE, cfg.score_weight);
+            node.own_score = OwnScore::new(margin, 5.0);
+            s
+        };
+        let (r, a, b) = (
+            judged(&mut t, 200, 0.0),
+            judged(&mut t, 201, 3.0),
+            judged(&mut t, 202, -2.0),
+        );
+        let link = |t: &mut Table, from: u32, to: &[(u32, u64)]| {
+            let edges: Vec<Edge> = (0..to.len())
+                .map(|i| Edge::new(i as u16 + 1, 0.5, 0.5))
+                .collect();
+            assert!(t.expand(from, &edges));
+            for (i, &(slot, key)) in to.iter().enumerate() {
+                let q = t.node(slot).value() as f32;
+                let (_, e) = t.node_and_edges_mut(from);
+                (
+                    e[i].visits,
+                    e[i].weight,
+                    e[i].child_key,
+                    e[i].child_slot,
+                    e[i].child_q,
+                ) = (1, 1.0, key, slot, q);
+            }
+        };
+        link(&mut t, a, &[(b, 202)]);
+        t.refresh(a, true, None);
+        link(&mut t, r, &[(b, 202), (a, 201)]);
+        t.refresh(r, true, None);
+        let mut recentering = Recentering::default();
+        recentering.run(&mut t, Some(r), Color::Black, 0.0, SIZE, &cfg);
+        recentering.run(&mut t, Some(r), Color::Black, 8.0, SIZE, &cfg);
+        // A's edge holds B's value about the new center, as the root's does.
+        let b_now = t.node(b).value() as f32;
+        assert!((t.edges(a)[0].child_q - b_now).abs() < 1e-6);
+        assert!((t.edges(r)[0].child_q - b_now).abs() < 1e-6);
+        assert!((t.edges(r)[1].child_q - t.node(a).value() as f32).abs() < 1e-6);
     }
 
     #[test]

@@ -171,6 +171,12 @@ struct EngineArgs {
     /// table (for comparison matches).
     #[arg(long)]
     plain_tree: bool,
+    /// With --model: before each search, move the values of the tree kept
+    /// from the last move to this search's score-utility center, as KataGo
+    /// recomputes its tree (off by default: no gain at 100 visits against
+    /// KataGo; for tuning matches).
+    #[arg(long)]
+    recenter: bool,
     /// Playout policy of the search.
     #[arg(long, value_enum, default_value_t = PlayoutArg::Heavy)]
     playouts_policy: PlayoutArg,
@@ -522,6 +528,7 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
         tt_mb: args.tt_mb as usize,
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
+        recenter_kept_tree: args.recenter,
         score_weight: args.score_weight,
         batch: args
             .batch

@@ -67,6 +67,10 @@ pub struct SearchConfig {
     /// bigger margin, and keeps playing sensible moves when far ahead or
     /// behind, in handicap games for one.
     pub score_weight: f64,
+    /// With a network: before each search, move the kept tree's values to
+    /// the search's score center ([`super::recenter`]). Off by default: it
+    /// showed no gain at 100 visits against KataGo (docs/search.md).
+    pub recenter_kept_tree: bool,
     /// PUCT's constants (searches whose leaves a network evaluates).
     pub puct: PuctConfig,
     /// Leaves each thread sends to the network in one call (virtual loss
@@ -156,6 +160,7 @@ impl Default for SearchConfig {
             report_interval: Duration::from_millis(500),
             dead_stone_playouts: 2000,
             score_weight: 0.25,
+            recenter_kept_tree: false,
             puct: PuctConfig::default(),
             batch: DEFAULT_BATCH,
             human_profile: None,

@@ -233,7 +233,7 @@ impl Search<'_> {
             // the buckets of the search in which it was a descendant.
             t.table.node_mut(slot).bias = subtree_bias::Contribution::default();
         }
-        if network {
+        if network && self.cfg.recenter_kept_tree {
             // The kept tree's values about this search's score center.
             let size = (root.board.geometry().area() as f64).sqrt();
             let Tree {
@@ -541,11 +541,13 @@ mod tests {
         let Some(net) = test_nets::b6c96() else {
             return;
         };
-        for (ko, batch) in [(KoRule::Simple, 1), (KoRule::Positional, 4)] {
+        // The second also moves the kept tree to each search's score center.
+        for (ko, batch, recenter) in [(KoRule::Simple, 1, false), (KoRule::Positional, 4, true)] {
             let engine = MctsEngine::with_network(
                 SearchConfig {
                     tt_mb: 64,
                     batch,
+                    recenter_kept_tree: recenter,
                     ..SearchConfig::default()
                 },
                 net.clone(),

@@ -134,6 +134,9 @@ struct EngineArgs {
     /// (the mean's share is their policy to this power; 0 = the mean
     /// alone, the default; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2
     /// there; for tuning matches).
+    #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
+          allow_negative_numbers = true, value_parser = non_negative)]
+    fpu_parent_pow: f32,
     /// With --model: first-play urgency's reduction below the root, on
     /// tengen's 0..1 values; the root's is half of it (KataGo's
     /// `fpuReductionMax` 0.2 and `rootFpuReductionMax` 0.1 on -1..1
@@ -141,9 +144,6 @@ struct EngineArgs {
     #[arg(long, default_value_t = PuctConfig::default().fpu_reduction,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     fpu_reduction: f32,
-    #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
-          allow_negative_numbers = true, value_parser = non_negative)]
-    fpu_parent_pow: f32,
     /// With --model and more than one thread: how many lost visits a
     /// descent on its way counts for in the moves it passes, steering the
     /// other threads elsewhere (KataGo's `numVirtualLossesPerThread`, 1 in

@@ -360,6 +360,8 @@ fn help_documents_every_engine_flag() {
         "--exploration",
         "--opening-sense",
         "--score-weight",
+        "--fpu-reduction",
+        "--recenter",
         "--ponder",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
@@ -556,6 +558,7 @@ fn negative_numbers_reach_the_range_check() {
         ("--tt-mb", "-1"),
         ("--resign-threshold", "-0.5"),
         ("--score-weight", "-1"),
+        ("--fpu-reduction", "-0.1"),
     ] {
         let (status, _, err) = run_tengen(&[flag, value], "quit\n");
         assert_eq!(status, "Some(2)", "{flag} {value}: {err}");

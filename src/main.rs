@@ -177,6 +177,11 @@ struct EngineArgs {
     /// KataGo; for tuning matches).
     #[arg(long)]
     recenter: bool,
+    /// Keep the nodes the new root cannot reach between searches (folded
+    /// into leaves once the table is half full); by default each search
+    /// keeps only what its root can reach, as KataGo does.
+    #[arg(long)]
+    keep_unreachable: bool,
     /// Playout policy of the search.
     #[arg(long, value_enum, default_value_t = PlayoutArg::Heavy)]
     playouts_policy: PlayoutArg,
@@ -529,6 +534,7 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
         recenter_kept_tree: args.recenter,
+        keep_unreachable: args.keep_unreachable,
         score_weight: args.score_weight,
         batch: args
             .batch

@@ -71,6 +71,11 @@ pub struct SearchConfig {
     /// the search's score center ([`super::recenter`]). Off by default: it
     /// showed no gain at 100 visits against KataGo (docs/search.md).
     pub recenter_kept_tree: bool,
+    /// Keep the nodes the new root cannot reach in the table between
+    /// searches (folded into leaves once the arena is half full), where by
+    /// default each search starts from the nodes reachable from its root
+    /// alone, as KataGo's ([`super::tt::Table::retain_reachable`]).
+    pub keep_unreachable: bool,
     /// PUCT's constants (searches whose leaves a network evaluates).
     pub puct: PuctConfig,
     /// Leaves each thread sends to the network in one call (virtual loss
@@ -161,6 +166,7 @@ impl Default for SearchConfig {
             dead_stone_playouts: 2000,
             score_weight: 0.25,
             recenter_kept_tree: false,
+            keep_unreachable: false,
             puct: PuctConfig::default(),
             batch: DEFAULT_BATCH,
             human_profile: None,

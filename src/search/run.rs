@@ -220,14 +220,18 @@ impl Search<'_> {
     }
 
     /// Makes the tree ready for a search from `root`: this search's counts,
-    /// ownership, buckets and budget start afresh, the root's own bias
-    /// correction is dropped, and a half-full arena is compacted around it.
+    /// ownership, buckets and budget start afresh, the nodes the root cannot
+    /// reach are forgotten (or, kept, folded once the arena is half full),
+    /// and the root's own bias correction is dropped.
     fn begin(&self, root: &Root, network: bool) {
         let mut t = lock(self.tree);
         t.table.new_search();
         let budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
         t.start_search(budget, root.expand_after);
         let root_slot = t.table.find(root.key, NO_SLOT);
+        if !self.cfg.keep_unreachable {
+            t.table.retain_reachable(root_slot);
+        }
         if let Some(slot) = root_slot {
             // The root's own evaluation is its own now: no correction from
             // the buckets of the search in which it was a descendant.
@@ -248,7 +252,7 @@ impl Search<'_> {
                 self.cfg,
             );
         }
-        if t.table.edge_usage() > 0.5 {
+        if self.cfg.keep_unreachable && t.table.edge_usage() > 0.5 {
             if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
                 t.table.compact(slot);
             }
@@ -610,6 +614,53 @@ mod tests {
     #[test]
     fn graph_invariants_hold_in_a_plain_tree() {
         check_graph_invariants(false, KoRule::Situational);
+    }
+
+    /// A search keeps what its root can reach from the last one and, by
+    /// default, forgets the rest: after Black's search from the empty board
+    /// and White's from the position after its move, the position after
+    /// Black's other candidate is gone (kept with `keep_unreachable`).
+    #[test]
+    fn a_search_forgets_the_positions_its_root_cannot_reach() {
+        for keep_unreachable in [false, true] {
+            let mut engine = MctsEngine::new(SearchConfig {
+                tt_mb: 8,
+                keep_unreachable,
+                ..SearchConfig::default()
+            });
+            let game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
+            let options = GenmoveOptions {
+                limits: Limits {
+                    playouts: Some(300),
+                    time: None,
+                },
+                ..GenmoveOptions::default()
+            };
+            let never = AtomicBool::new(false);
+            let (_, report) = engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
+            let after = |mv: Move| {
+                let mut g = game.clone();
+                g.play(Color::Black, mv).unwrap();
+                g
+            };
+            let (first, other) = (after(report.moves[0].mv), after(report.moves[1].mv));
+            let (_, kept) = engine.node_of(&first, Color::White).unwrap();
+            assert!(kept > 0);
+            assert!(engine.node_of(&other, Color::White).is_some());
+            engine.genmove(&first, Color::White, &options, &never, &mut |_| {});
+            let (_, visits) = engine.node_of(&first, Color::White).unwrap();
+            assert_eq!(u64::from(visits), u64::from(kept) + 300);
+            assert_eq!(
+                engine.node_of(&other, Color::White).is_some(),
+                keep_unreachable,
+                "keep_unreachable {keep_unreachable}"
+            );
+            // The empty board's root is gone too (White's root cannot reach it).
+            assert_eq!(
+                engine.node_of(&game, Color::Black).is_some(),
+                keep_unreachable
+            );
+        }
     }
 
     #[test]

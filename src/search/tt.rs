@@ -11,10 +11,13 @@
 //! - Replacement: a new key goes to an empty slot of its bucket, else replaces
 //!   the entry worth least: fewest visits, entries from older searches counting
 //!   a sixteenth. Slots on the current search path are never replaced.
-//! - The table is kept between moves. [`Table::compact`] (called before a search
-//!   when the arena is half full) keeps the nodes reachable from the new root,
-//!   slides their edges down the arena in place, and turns every other expanded
-//!   node back into a leaf (its children's statistics folded into its own).
+//! - The table is kept between moves. Before each search
+//!   [`Table::retain_reachable`] keeps the nodes reachable from the new root,
+//!   slides their edges down the arena in place, and forgets every other node
+//!   (as KataGo does). Without that ([`SearchConfig::keep_unreachable`](super::config::SearchConfig::keep_unreachable)), [`Table::compact`]
+//!   (called when the arena is half full) keeps the reachable nodes the same
+//!   way and turns every other expanded node back into a leaf (its children's
+//!   statistics folded into its own).
 //!
 //! Values are Black's winning probability, so a node means the same thing
 //! whichever path reached it.
@@ -350,6 +353,10 @@ pub struct Table {
     bucket_mask: usize,
     edges: Vec<Edge>,
     edge_capacity: usize,
+    /// The slots holding a node, each once (room for every slot is reserved
+    /// at creation), so that forgetting the nodes a root cannot reach visits
+    /// the nodes there are, not the whole array.
+    in_use: Vec<u32>,
     generation: u16,
     /// Scratch for [`Table::refresh`]'s child weighting.
     children: Vec<Child>,
@@ -381,11 +388,14 @@ impl Table {
         slots.resize(buckets * BUCKET, Node::default());
         let mut edges = Vec::new();
         edges.try_reserve_exact(edge_capacity)?;
+        let mut in_use = Vec::new();
+        in_use.try_reserve_exact(slots.len())?;
         Ok(Table {
             slots,
             bucket_mask: buckets - 1,
             edges,
             edge_capacity,
+            in_use,
             generation: 1,
             children: Vec::with_capacity(crate::go::board::CELLS + 1),
         })
@@ -395,6 +405,7 @@ impl Table {
     pub fn clear(&mut self) {
         self.slots.fill(Node::default());
         self.edges.clear();
+        self.in_use.clear();
     }
 
     /// Starts a new search (ages the entries of earlier ones).
@@ -463,6 +474,9 @@ impl Table {
         let victim = (b..b + BUCKET)
             .filter(|i| !protect.contains(&(*i as u32)))
             .min_by_key(|&i| worth(&self.slots[i]))?;
+        if self.slots[victim].key == 0 {
+            self.in_use.push(victim as u32);
+        }
         self.slots[victim] = Node {
             key,
             generation,
@@ -582,6 +596,33 @@ impl Table {
     /// Keeps the subgraph reachable from `root` and frees the rest of the arena
     /// (see the module documentation). Returns the number of nodes kept.
     pub fn compact(&mut self, root: u32) -> usize {
+        let reachable = self.reachable_from(root);
+        self.keep_edges_of(|slot, _| reachable.contains(&slot));
+        reachable.len()
+    }
+
+    /// Keeps the subgraph reachable from `root` and forgets every other node,
+    /// as KataGo deletes the nodes its new root cannot reach: a position met
+    /// again by another move order is then searched afresh, not from the
+    /// values of a search about another root (its evaluation stays in the
+    /// evaluation cache). With no `root`, forgets everything. Returns the
+    /// number of nodes kept.
+    pub fn retain_reachable(&mut self, root: Option<u32>) -> usize {
+        let reachable = root.map(|r| self.reachable_from(r)).unwrap_or_default();
+        self.keep_edges_of(|slot, _| reachable.contains(&slot));
+        let slots = &mut self.slots;
+        self.in_use.retain(|&slot| {
+            let kept = reachable.contains(&slot);
+            if !kept {
+                slots[slot as usize] = Node::default();
+            }
+            kept
+        });
+        reachable.len()
+    }
+
+    /// The slots of the nodes reachable from `root` through expanded edges.
+    fn reachable_from(&self, root: u32) -> FxHashSet<u32> {
         let mut reachable = FxHashSet::default();
         let mut stack = vec![root];
         reachable.insert(root);
@@ -597,8 +638,7 @@ impl Table {
                 }
             }
         }
-        self.keep_edges_of(|slot, _| reachable.contains(&slot));
-        reachable.len()
+        reachable
     }
 
     /// Frees about half the arena during a search: the expanded nodes with the
@@ -635,7 +675,7 @@ impl Table {
     /// the arena in place; every other expanded node becomes a leaf.
     fn keep_edges_of(&mut self, mut keep: impl FnMut(u32, &Node) -> bool) {
         let mut kept: Vec<u32> = Vec::new();
-        for i in 0..self.slots.len() as u32 {
+        for &i in &self.in_use {
             let node = &self.slots[i as usize];
             if !node.is_expanded() {
                 continue;
@@ -683,6 +723,7 @@ mod tests {
         // Protecting the weakest entry moves the choice to the next weakest.
         let s = t.find_or_insert(keys[4], NO_SLOT, &[slots[2]]).unwrap();
         assert_eq!(s, slots[0]);
+        assert_in_use_is_occupied(&t);
         assert_eq!(t.find(keys[0], NO_SLOT), None);
         assert!(t.find(keys[2], NO_SLOT).is_some());
         // An entry of an older search counts a sixteenth: it goes before a
@@ -719,6 +760,7 @@ mod tests {
         }
         // Visits 2..=7: the median is 5; the root (least visited) stays.
         assert_eq!(t.prune(slots[0]), 3);
+        assert_in_use_is_occupied(&t);
         let expanded: Vec<bool> = slots.iter().map(|&s| t.node(s).is_expanded()).collect();
         assert_eq!(expanded, [true, false, false, false, true, true]);
         assert_eq!(t.edges(slots[5])[0].point, 6);
@@ -762,5 +804,48 @@ mod tests {
         assert!(!o.is_expanded());
         assert_eq!((o.own_n, o.own_w, o.own_sum), (4, 4.0, 1.0));
         assert_eq!(t.node(root).value(), 1.0);
+    }
+
+    /// The list of slots in use is the slots holding a key, each once.
+    fn assert_in_use_is_occupied(t: &Table) {
+        let mut listed = t.in_use.clone();
+        listed.sort_unstable();
+        assert_eq!(listed, t.occupied().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn retaining_the_reachable_nodes_forgets_the_rest() {
+        let mut t = Table::new(1);
+        let root = t.find_or_insert(11, NO_SLOT, &[]).unwrap();
+        let child = t.find_or_insert(12, NO_SLOT, &[]).unwrap();
+        let grandchild = t.find_or_insert(14, NO_SLOT, &[]).unwrap();
+        let orphan = t.find_or_insert(13, NO_SLOT, &[]).unwrap();
+        let orphan_leaf = t.find_or_insert(15, NO_SLOT, &[]).unwrap();
+        assert!(t.expand(orphan, &[Edge::new(5, 1.0, 0.5); 3]));
+        assert!(t.expand(root, &[Edge::new(6, 1.0, 0.5), Edge::new(7, 1.0, 0.5)]));
+        assert!(t.expand(child, &[Edge::new(8, 1.0, 0.5)]));
+        t.node_and_edges_mut(root).1[0].child_key = 12;
+        t.node_and_edges_mut(child).1[0].child_key = 14;
+        t.node_and_edges_mut(orphan).1[0].child_key = 15;
+        for s in [grandchild, orphan_leaf] {
+            t.node_mut(s).own_n = 2;
+        }
+        assert_eq!(t.retain_reachable(Some(root)), 3);
+        // The root, its child and the child's leaf stay, in the same slots.
+        for (slot, key) in [(root, 11), (child, 12), (grandchild, 14)] {
+            assert_eq!(t.find(key, NO_SLOT), Some(slot));
+        }
+        assert_eq!(t.node(grandchild).own_n, 2);
+        assert_eq!(t.edges(root)[1].point, 7);
+        assert_eq!(t.edges(child)[0].point, 8);
+        // The orphan and the leaf below it are gone, and their edges.
+        assert_eq!(t.find(13, NO_SLOT), None);
+        assert_eq!(t.find(15, NO_SLOT), None);
+        assert_eq!(t.occupied().count(), 3);
+        assert_in_use_is_occupied(&t);
+        assert_eq!((t.edge_usage() * t.edge_capacity as f64).round(), 3.0);
+        // No root: nothing is kept.
+        assert_eq!(t.retain_reachable(None), 0);
+        assert_eq!((t.occupied().count(), t.edge_usage()), (0, 0.0));
     }
 }

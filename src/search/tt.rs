@@ -185,11 +185,11 @@ impl Node {
     }
 
     /// Black's value of the node's own evaluations (the network's, with a
-    /// network; corrected by the subtree bias), without its children's:
-    /// `None` before any.
+    /// network), without its children's and without the subtree bias
+    /// correction (as KataGo's first-play urgency reads the net's own
+    /// utility): `None` before any.
     pub fn own_value(&self) -> Option<f64> {
-        (self.own_n > 0 && self.own_w > 0.0)
-            .then(|| (self.own_sum / self.own_w + f64::from(self.bias.bias)).clamp(0.0, 1.0))
+        (self.own_n > 0 && self.own_w > 0.0).then(|| (self.own_sum / self.own_w).clamp(0.0, 1.0))
     }
 
     /// `sum` divided by the results through the node (0 with none).

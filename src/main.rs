@@ -16,6 +16,7 @@ use tengen::search::classical::playout::Policy;
 use tengen::search::classical::priors::PriorWeights;
 use tengen::search::levels::Level;
 use tengen::search::puct::PuctConfig;
+use tengen::search::value::ScoreShape;
 use tengen::search::{MctsEngine, SearchConfig};
 
 #[derive(Parser, Debug)]
@@ -77,10 +78,16 @@ struct EngineArgs {
     /// Resign when the win rate stays below this, 0..1 (0 = never resign).
     #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = fraction)]
     resign_threshold: f64,
-    /// Weight of the final margin in a playout's value, 0 to 0.5 (0 = win or
-    /// loss only); up to 0.5 any win still outweighs any loss.
-    #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = parse_score_weight)]
+    /// Weight of the final margin in a value, 0 to 0.5 (0 = win or loss
+    /// only; 2/7 = KataGo's 0.4 of score utility against 1 of win-loss, the
+    /// default); up to 0.5 any win still outweighs any loss.
+    #[arg(long, default_value_t = SearchConfig::default().score_weight, allow_negative_numbers = true, value_parser = parse_score_weight)]
     score_weight: f64,
+    /// The shape of the margin's part of a value: KataGo's static and
+    /// dynamic score utilities (the default), or a tanh about the expected
+    /// margin (tengen's before; for tuning matches).
+    #[arg(long, value_enum, default_value_t = ScoreShapeArg::Katago)]
+    score_utility: ScoreShapeArg,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth
     /// (for tuning matches).
     #[arg(long, default_value_t = SearchConfig::default().rave_equiv,
@@ -91,8 +98,9 @@ struct EngineArgs {
           allow_negative_numbers = true, value_parser = non_negative)]
     exploration: f32,
     /// With --model: how far PUCT's exploration follows the spread of the
-    /// values below a node, 0 to 1 (0 = off; KataGo's
-    /// `cpuctUtilityStdevScale`, 0.85 there; for tuning matches).
+    /// values below a node, 0 to 1 (0 = off, the default; KataGo's
+    /// `cpuctUtilityStdevScale`, 0.85 there, which follows KataGo's search
+    /// only with --subtree-bias 0; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().stdev_scale,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     stdev_scale: f32,
@@ -111,8 +119,7 @@ struct EngineArgs {
     noise_prune_scale: f32,
     /// With --model: how much of the error the search has seen in positions
     /// after the same local exchange corrects a node's own evaluation
-    /// (0 = off, the default; KataGo's `subtreeValueBiasFactor`, 0.45 there;
-    /// for tuning matches).
+    /// (0 = off; KataGo's `subtreeValueBiasFactor`, 0.45 there and here).
     #[arg(long, default_value_t = PuctConfig::default().subtree_bias_factor,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     subtree_bias: f32,
@@ -124,23 +131,23 @@ struct EngineArgs {
           allow_negative_numbers = true, value_parser = non_negative)]
     uncertainty: f32,
     /// With --model: PUCT's exploration constant on tengen's 0..1 values
-    /// (KataGo's `cpuctExploration`, 1.0 on its -1..1 utilities; for tuning
-    /// matches).
+    /// (KataGo's `cpuctExploration`, 1.0 on its utilities, which span 2.8
+    /// of tengen's 1; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().c_puct,
           allow_negative_numbers = true, value_parser = non_negative)]
     cpuct: f32,
     /// With --model: how soon first-play urgency starts from a node's mean
     /// rather than its own evaluation as its tried moves cover the policy
     /// (the mean's share is their policy to this power; 0 = the mean
-    /// alone, the default; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2
-    /// there; for tuning matches).
+    /// alone; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2 there and
+    /// here; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
           allow_negative_numbers = true, value_parser = non_negative)]
     fpu_parent_pow: f32,
     /// With --model: first-play urgency's reduction below the root, on
     /// tengen's 0..1 values; the root's is half of it (KataGo's
-    /// `fpuReductionMax` 0.2 and `rootFpuReductionMax` 0.1 on -1..1
-    /// utilities; for tuning matches).
+    /// `fpuReductionMax` 0.2 and `rootFpuReductionMax` 0.1 on its
+    /// utilities, divided by 2.8 here; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().fpu_reduction,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     fpu_reduction: f32,
@@ -167,6 +174,11 @@ struct EngineArgs {
     #[arg(long, default_value_t = SearchConfig::default().root_policy_optimism,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     root_policy_optimism: f32,
+    /// With --model: evaluate every position in this symmetry of the eight
+    /// (0 = as given) instead of one at random, as KataGo's `nnRandomize =
+    /// false`: a search that can be compared with KataGo's visit for visit.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=7))]
+    nn_symmetry: Option<u8>,
     /// Search a plain tree instead of sharing nodes through the transposition
     /// table (for comparison matches).
     #[arg(long)]
@@ -235,6 +247,16 @@ struct EngineArgs {
     #[arg(long, value_name = "RANK", default_value = "max",
           value_parser = |s: &str| s.parse::<Level>())]
     level: Level,
+}
+
+/// `--score-utility` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ScoreShapeArg {
+    /// ½ + ½·tanh((margin − center) / size), centred on the expected margin.
+    Tanh,
+    /// KataGo's: 0.1 of a static and 0.3 of a dynamic score utility
+    /// (2/π·atan), centred on 0 and on 0.8 of the expected margin.
+    Katago,
 }
 
 /// `--playouts-policy` values.
@@ -536,6 +558,10 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
         recenter_kept_tree: args.recenter,
         keep_unreachable: args.keep_unreachable,
         score_weight: args.score_weight,
+        score_shape: match args.score_utility {
+            ScoreShapeArg::Tanh => ScoreShape::Tanh,
+            ScoreShapeArg::Katago => ScoreShape::KataGo,
+        },
         batch: args
             .batch
             .map_or(tengen::search::network::DEFAULT_BATCH, usize::from),
@@ -543,6 +569,7 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
         exploration: args.exploration,
         policy_optimism: args.policy_optimism,
         root_policy_optimism: args.root_policy_optimism,
+        nn_symmetry: args.nn_symmetry,
         puct: PuctConfig {
             stdev_scale: args.stdev_scale,
             value_weight_exponent: args.value_weight_exponent,

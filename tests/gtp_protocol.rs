@@ -362,6 +362,9 @@ fn help_documents_every_engine_flag() {
         "--score-weight",
         "--fpu-reduction",
         "--recenter",
+        "--keep-unreachable",
+        "--score-utility",
+        "--nn-symmetry",
         "--ponder",
     ] {
         assert!(help.contains(flag), "{flag} in --help");
@@ -559,6 +562,7 @@ fn negative_numbers_reach_the_range_check() {
         ("--resign-threshold", "-0.5"),
         ("--score-weight", "-1"),
         ("--fpu-reduction", "-0.1"),
+        ("--nn-symmetry", "8"),
     ] {
         let (status, _, err) = run_tengen(&[flag, value], "quit\n");
         assert_eq!(status, "Some(2)", "{flag} {value}: {err}");

@@ -5,6 +5,7 @@ use super::classical::playout::Policy;
 use super::classical::priors::PriorWeights;
 use super::puct::PuctConfig;
 use super::uncertainty::UncertaintyWeighting;
+use super::value::{ScoreShape, ScoreUtility};
 use super::value_weight::ValueShaping;
 use crate::engine::level::Level;
 use crate::nn::metadata::SgfMetadata;
@@ -67,6 +68,9 @@ pub struct SearchConfig {
     /// bigger margin, and keeps playing sensible moves when far ahead or
     /// behind, in handicap games for one.
     pub score_weight: f64,
+    /// The shape of the score part ([`ScoreShape`]): tengen's tanh about the
+    /// expected margin, or KataGo's score utilities.
+    pub score_shape: ScoreShape,
     /// With a network: before each search, move the kept tree's values to
     /// the search's score center ([`super::recenter`]). Off by default: it
     /// showed no gain at 100 visits against KataGo (docs/search.md).
@@ -104,6 +108,11 @@ pub struct SearchConfig {
     pub policy_optimism: f32,
     /// The same at the root: 0.2, KataGo's `rootPolicyOptimism` there.
     pub root_policy_optimism: f32,
+    /// With a network: evaluate every position in this symmetry (0–7)
+    /// instead of one of the eight at random (KataGo's `nnRandomize = false`
+    /// with a forced symmetry), so that a search can be compared with
+    /// KataGo's move for move.
+    pub nn_symmetry: Option<u8>,
 }
 
 impl SearchConfig {
@@ -124,9 +133,17 @@ impl SearchConfig {
         (self.puct.uncertainty_coeff > 0.0).then(|| UncertaintyWeighting {
             coeff: f64::from(self.puct.uncertainty_coeff),
             max_weight: f64::from(self.puct.uncertainty_max_weight),
-            score_weight: self.score_weight,
+            score: self.score_utility(),
             utility_per_value: self.utility_per_value(),
         })
+    }
+
+    /// How a result's margin enters its value.
+    pub fn score_utility(&self) -> ScoreUtility {
+        ScoreUtility {
+            weight: self.score_weight,
+            shape: self.score_shape,
+        }
     }
 
     /// KataGo utility units per unit of tengen's value: a whole win against
@@ -164,7 +181,9 @@ impl Default for SearchConfig {
             playout_policy: Policy::Heavy,
             report_interval: Duration::from_millis(500),
             dead_stone_playouts: 2000,
-            score_weight: 0.25,
+            // KataGo's 0.4 of score utility against 1 of win-loss.
+            score_weight: 2.0 / 7.0,
+            score_shape: ScoreShape::KataGo,
             recenter_kept_tree: false,
             keep_unreachable: false,
             puct: PuctConfig::default(),
@@ -175,6 +194,7 @@ impl Default for SearchConfig {
             root_policy_temperature: 1.0,
             policy_optimism: 1.0,
             root_policy_optimism: crate::nn::KATAGO_GTP_POLICY_OPTIMISM,
+            nn_symmetry: None,
         }
     }
 }

@@ -132,7 +132,7 @@ fn fill(
         v.score_stdev as f64,
         center,
         size,
-        cfg.score_weight,
+        cfg.score_utility(),
     );
     out.weight = cfg.uncertainty_weighting().map_or(1.0, |u| {
         u.weight(
@@ -272,15 +272,17 @@ impl NetworkLeaves {
         &self.ownership
     }
 
-    fn symmetry(&mut self) -> u8 {
-        self.rng.below(8) as u8
+    /// The symmetry of the next evaluation: `cfg.nn_symmetry`, or one of
+    /// the eight at random.
+    fn symmetry(&mut self, cfg: &SearchConfig) -> u8 {
+        cfg.nn_symmetry.unwrap_or_else(|| self.rng.below(8) as u8)
     }
 
     /// The root at its own optimism (KataGo's `rootPolicyOptimism`) when it
     /// differs from the tree's: evaluated at once and alone (once a search,
     /// so batching loses nothing), cached under `key`.
     fn judge_root_now(&mut self, slot: usize, key: u64, root: &Root, cfg: &SearchConfig) {
-        let symmetry = self.symmetry();
+        let symmetry = self.symmetry(cfg);
         let done = self.evaluator.evaluate(
             &self.games[slot],
             symmetry,
@@ -350,7 +352,7 @@ impl LeafEvaluator for NetworkLeaves {
             out.margin = margin;
             out.black_win = win_value(margin);
             out.lead = margin;
-            out.value = playout_value(margin, root.score_center, size, cfg.score_weight);
+            out.value = playout_value(margin, root.score_center, size, cfg.score_utility());
             return;
         }
         let game = &mut self.games[slot];
@@ -412,7 +414,7 @@ impl LeafEvaluator for NetworkLeaves {
         }
         self.symmetries.clear();
         for _ in 0..self.pending.len() {
-            let s = self.symmetry();
+            let s = self.symmetry(cfg);
             self.symmetries.push(s);
         }
         let mut games: smallvec::SmallVec<[&Game; 32]> = smallvec::SmallVec::new();
@@ -474,7 +476,7 @@ impl LeafEvaluator for NetworkLeaves {
                 return margin;
             }
         }
-        let symmetry = self.symmetry();
+        let symmetry = self.symmetry(cfg);
         self.judge_uncached(root.game, symmetry, history_floor(root, cfg))
             .map_or(0.0, |v| v.black_score as f64)
     }

@@ -28,18 +28,19 @@
 //!   the parent's value being its own evaluation while few of its moves
 //!   are tried and its mean as they cover the policy: the mean weighted
 //!   `min(1, (Σ P of visited edges)^fpu_parent_pow)` (KataGo's
-//!   `fpuParentWeightByVisitedPolicy`, power 2 there; `fpu_parent_pow` 0,
-//!   the default: the mean alone).
+//!   `fpuParentWeightByVisitedPolicy`, power 2 there, as here; 0: the mean
+//!   alone).
 //!
-//! tengen's values run 0..1 where KataGo's utilities run -1..1 for the win
-//! alone: the first-play urgency's reductions are KataGo's halved, and the
-//! exploration constants KataGo's times 0.375, because a won game is worth
-//! only three quarters of tengen's range (the score takes the rest), as it
-//! is worth 2 of KataGo's. Halved, they explored a third more than KataGo:
-//! the root's visits spread wider over the same moves (docs/search.md).
+//! tengen's values run 0..1 where KataGo's utilities `u` run -1.4..1.4 (1 for
+//! the win, 0.4 for the score): with KataGo's score utility
+//! ([`super::value::ScoreShape::KataGo`], weight 2/7) a value is `½ + u /
+//! 2.8`, so every constant here is KataGo's in utility units divided by 2.8
+//! (the exploration constants, the first-play urgency's reductions, the
+//! spread's prior), and the search is KataGo's visit for visit
+//! (`benches/katago_parity.py`).
 
 use super::tt::{Edge, Node, PASS};
-use super::value::for_mover;
+use super::value::{for_mover, ScoreUtility};
 use crate::go::board::Color;
 
 /// PUCT's constants. See the module documentation.
@@ -86,26 +87,25 @@ pub struct PuctConfig {
 
 impl Default for PuctConfig {
     fn default() -> Self {
-        // KataGo's GTP defaults (1.0, 0.45, 500, 0.2, 0.1; -, 0.4, 2) on
-        // tengen's 0..1 scale (see the module documentation); the spread
-        // scaling off (KataGo: 0.85); its value weighting and noise pruning.
+        // KataGo's GTP defaults (1.0, 0.45, 500; 0.2, 0.1; 2; 0.85, 0.4,
+        // 2; 0.25, 0.15; 0.45, 0.85), those in utility units on tengen's
+        // 0..1 scale (divided by 2.8; see the module documentation).
         PuctConfig {
-            c_puct: 0.375,
-            c_log: 0.16875,
+            c_puct: (1.0 / KATAGO_UTILITY_PER_VALUE) as f32,
+            c_log: (0.45 / KATAGO_UTILITY_PER_VALUE) as f32,
             c_base: 500.0,
-            fpu_reduction: 0.1,
-            root_fpu_reduction: 0.05,
-            // KataGo's 2 lost at 100 visits against KataGo (docs/search.md).
-            fpu_parent_pow: 0.0,
+            fpu_reduction: (0.2 / KATAGO_UTILITY_PER_VALUE) as f32,
+            root_fpu_reduction: (0.1 / KATAGO_UTILITY_PER_VALUE) as f32,
+            fpu_parent_pow: 2.0,
             root_policy_temperature: 1.0,
+            // KataGo's 0.85 follows KataGo's search only without the subtree
+            // bias correction (benches/katago_parity.py): off.
             stdev_scale: 0.0,
-            // KataGo's 0.40 on tengen's scale (× 0.375).
-            stdev_prior: 0.15,
+            stdev_prior: (0.4 / KATAGO_UTILITY_PER_VALUE) as f32,
             stdev_prior_weight: 2.0,
             value_weight_exponent: 0.25,
             noise_prune_scale: 0.15,
-            // KataGo's 0.45 lost at 100 visits against KataGo (docs/search.md).
-            subtree_bias_factor: 0.0,
+            subtree_bias_factor: 0.45,
             subtree_bias_exponent: 0.85,
             uncertainty_coeff: 0.0,
             uncertainty_max_weight: 8.0,
@@ -113,6 +113,10 @@ impl Default for PuctConfig {
         }
     }
 }
+
+/// KataGo's utility units per unit of tengen's value under its score
+/// utility: its utility range, 2 × (1 + 0.1 + 0.3).
+pub const KATAGO_UTILITY_PER_VALUE: f64 = 2.8;
 
 /// The edge of `node` (with `mover` to play) PUCT follows; `allowed` filters
 /// edges (the root's legal moves). `None` if no edge is allowed.
@@ -294,10 +298,15 @@ fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
     let stdev = if n <= 1.0 {
         prior
     } else {
+        // KataGo's estimate, `((m² + σ₀²)·w + E[u²]·n) / (w + n - 1) - m²`
+        // over utilities `u` of mean `m`, equals
+        // `(σ₀²·w + n·variance + m²) / (w + n - 1)`: not the same for
+        // shifted values, and KataGo's utilities are 0 for an even game,
+        // so tengen's 0..1 values enter it less the ½ of an even game.
         let mean = node.value();
-        let mean_sq = mean * mean;
-        let sq_mean = node.value_sq_mean().max(mean_sq);
-        (((mean_sq + prior * prior) * weight + sq_mean * n) / (weight + n - 1.0) - mean_sq)
+        let variance = (node.value_sq_mean() - mean * mean).max(0.0);
+        let centred = mean - 0.5;
+        ((prior * prior * weight + n * variance + centred * centred) / (weight + n - 1.0))
             .max(0.0)
             .sqrt()
     };
@@ -353,41 +362,18 @@ pub fn lcb_choice(moves: impl Iterator<Item = (f64, f64)> + Clone) -> Option<usi
     best.map(|(i, _)| i)
 }
 
-/// Nodes (abscissas) and weights of 5-point Gauss-Hermite quadrature for a
-/// standard normal: `E[f(Z)] ≈ Σ w_i f(z_i)`.
-const NORMAL_QUADRATURE: [(f64, f64); 5] = [
-    (-2.856_970_013_872_806, 0.011_257_411_327_720_69),
-    (-1.355_626_179_974_266, 0.222_075_922_005_612_6),
-    (0.0, 0.533_333_333_333_333_3),
-    (1.355_626_179_974_266, 0.222_075_922_005_612_6),
-    (2.856_970_013_872_806, 0.011_257_411_327_720_69),
-];
-
 /// Black's value of a network evaluation: the win probability blended with
-/// the expected score utility `0.5 + 0.5 · tanh((margin - center) / size)`
-/// over the net's score distribution (mean, stdev), as
-/// [`super::value::playout_value`] blends them for one playout.
+/// the expected score part over the net's score distribution (mean, stdev),
+/// as [`super::value::playout_value`] blends them for one playout.
 pub fn net_value(
     black_win: f64,
     black_margin: f64,
     stdev: f64,
     center: f64,
     size: f64,
-    score_weight: f64,
+    utility: ScoreUtility,
 ) -> f64 {
-    (1.0 - score_weight) * black_win.clamp(0.0, 1.0)
-        + score_weight * expected_score_value(black_margin, stdev, center, size)
-}
-
-/// Black's expected score utility `0.5 + 0.5 · tanh((margin - center) /
-/// size)` over a normal distribution of the margin (mean, stdev): the score
-/// part of [`net_value`].
-pub fn expected_score_value(black_margin: f64, stdev: f64, center: f64, size: f64) -> f64 {
-    let stdev = stdev.max(0.0);
-    NORMAL_QUADRATURE
-        .iter()
-        .map(|&(z, w)| w * (0.5 + 0.5 * ((black_margin + stdev * z - center) / size).tanh()))
-        .sum()
+    utility.value(black_win, black_margin, stdev, center, size)
 }
 
 #[cfg(test)]
@@ -456,16 +442,19 @@ mod tests {
         let vl = |e: &Edge| cfg.virtual_loss * e.in_flight as f32;
         let total: f32 = edges.iter().map(|e| e.weight).sum();
         // The spread of the values below the node, the prior counted as
-        // `stdev_prior_weight` extra results (Bessel-corrected).
+        // `stdev_prior_weight` extra results (Bessel-corrected), over
+        // utilities centred on an even game (value - ½) as KataGo's.
         let n = node.score_n as f64;
-        let mean = node.value();
+        let mean = node.value() - 0.5;
         let prior = cfg.stdev_prior as f64;
         let w = cfg.stdev_prior_weight as f64;
         let stdev = if n <= 1.0 {
             prior
         } else {
-            // The mean square is never below the square of the mean.
-            let sum_sq = node.value_sq_sum.max(n * mean * mean) + w * (mean * mean + prior * prior);
+            // Σ(v - ½)² from Σv²; the mean square is never below the square
+            // of the mean.
+            let sum_sq = node.value_sq_sum - n * (mean + 0.5) + n / 4.0;
+            let sum_sq = sum_sq.max(n * mean * mean) + w * (mean * mean + prior * prior);
             (sum_sq / (n + w - 1.0) - mean * mean).max(0.0).sqrt()
         };
         let s = 1.0 + cfg.stdev_scale * (stdev as f32 / cfg.stdev_prior - 1.0);
@@ -624,7 +613,10 @@ mod tests {
             select(&node, &edges, Color::Black, false, &scaled, |_| true),
             Some(1)
         );
-        let unscaled = PuctConfig::default();
+        let unscaled = PuctConfig {
+            stdev_scale: 0.0,
+            ..PuctConfig::default()
+        };
         assert_eq!(stdev_factor(&node, &unscaled), 1.0);
         assert_eq!(
             select(&node, &edges, Color::Black, false, &unscaled, |_| true),
@@ -633,6 +625,44 @@ mod tests {
         // Values spread as widely as the prior leave the exploration about as it is.
         node.value_sq_sum += 81.0 * scaled.stdev_prior.powi(2) as f64;
         assert!((stdev_factor(&node, &scaled) - 1.0).abs() < 0.1);
+    }
+
+    /// The spread's factor is KataGo's formula over utilities centred on an
+    /// even game, written out over the results one by one; and so the same
+    /// for Black's values as for their mirror image (White's view).
+    #[test]
+    fn the_spread_is_katagos_estimate_about_an_even_game() {
+        let prior = f64::from(katago_spread().stdev_prior);
+        let weight = f64::from(katago_spread().stdev_prior_weight);
+        for (own, a, b) in [(0.52, 0.30, 0.80), (0.9, 0.85, 0.95), (0.1, 0.12, 0.02)] {
+            for mirrored in [false, true] {
+                let v = |x: f64| if mirrored { 1.0 - x } else { x };
+                let edges = [edge(1, 0.5, 40, v(a) as f32), edge(2, 0.5, 40, v(b) as f32)];
+                let mut node = node_over(&edges);
+                node.own_n = 1;
+                node.own_w = 1.0;
+                node.own_sum = v(own);
+                node.score_n = 81;
+                let results: Vec<f64> = std::iter::once(v(own))
+                    .chain(std::iter::repeat_n(f64::from(edges[0].child_q), 40))
+                    .chain(std::iter::repeat_n(f64::from(edges[1].child_q), 40))
+                    .collect();
+                node.value_sq_sum = results.iter().map(|r| r * r).sum();
+                // KataGo's, on utilities u = value - ½.
+                let n = results.len() as f64;
+                let m = results.iter().sum::<f64>() / n - 0.5;
+                let sq = results.iter().map(|r| (r - 0.5).powi(2)).sum::<f64>() / n;
+                let stdev = (((m * m + prior * prior) * weight + sq * n) / (weight + n - 1.0)
+                    - m * m)
+                    .sqrt();
+                let want = 1.0 + 0.85 * (stdev / prior - 1.0);
+                let got = f64::from(stdev_factor(&node, &katago_spread()));
+                assert!(
+                    (got - want).abs() < 1e-4,
+                    "{own} {a} {b} mirrored {mirrored}: {got} against {want}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -759,35 +789,5 @@ mod tests {
         assert_eq!(choice(&[(30, 0.4), (4, 0.9)]), Some(0));
         // Ties keep the earlier (more visited) move.
         assert_eq!(choice(&[(30, 0.4), (20, 0.4)]), Some(0));
-    }
-
-    #[test]
-    fn net_value_orders_wins_then_margins_and_reduces_to_the_win_rate() {
-        let size = 19.0;
-        for w in [0.0, 0.1, 0.25, 0.5] {
-            let v = |win: f64, m: f64, sd: f64| net_value(win, m, sd, 0.0, size, w);
-            for sd in [0.0, 5.0, 30.0] {
-                assert!(v(0.6, 0.0, sd) > v(0.5, 0.0, sd) || w == 1.0);
-                if w > 0.0 {
-                    assert!(v(0.5, 10.0, sd) > v(0.5, -10.0, sd));
-                }
-                assert!((0.0..=1.0).contains(&v(1.0, 80.0, sd)));
-                assert!((0.0..=1.0).contains(&v(0.0, -80.0, sd)));
-                // A symmetric score distribution at the centre is worth ½.
-                assert!((v(0.7, 0.0, sd) - ((1.0 - w) * 0.7 + w * 0.5)).abs() < 1e-9);
-            }
-            // Without spread, the quadrature is the plain utility.
-            let plain = 0.5 + 0.5 * (7.0f64 / size).tanh();
-            assert!((v(0.5, 7.0, 0.0) - ((1.0 - w) * 0.5 + w * plain)).abs() < 1e-12);
-        }
-        // Spread pulls a sure margin's utility toward ½ (tanh is concave above 0).
-        assert!(
-            net_value(0.5, 20.0, 30.0, 0.0, size, 1.0) < net_value(0.5, 20.0, 0.0, 0.0, size, 1.0)
-        );
-        // The quadrature's weights sum to one and match E[Z²] = 1.
-        let (w, z2): (f64, f64) = NORMAL_QUADRATURE
-            .iter()
-            .fold((0.0, 0.0), |(a, b), &(z, w)| (a + w, b + w * z * z));
-        assert!((w - 1.0).abs() < 1e-9 && (z2 - 1.0).abs() < 1e-9);
     }
 }

@@ -22,7 +22,6 @@
 //! gain (docs/search.md).
 
 use super::config::SearchConfig;
-use super::puct::expected_score_value;
 use super::tt::Table;
 use crate::go::board::Color;
 use rustc_hash::FxHashSet;
@@ -88,8 +87,9 @@ impl Recentering {
             self.stack.pop();
             let node = table.node_mut(slot);
             if let (true, Some((margin, stdev))) = (node.own_n > 0, node.own_score.get()) {
-                let shift = expected_score_value(margin, stdev, center, size)
-                    - expected_score_value(margin, stdev, old, size);
+                let shape = cfg.score_shape;
+                let shift = shape.expected(margin, stdev, center, size)
+                    - shape.expected(margin, stdev, old, size);
                 node.own_sum += node.own_w * cfg.score_weight * shift;
             }
             if node.is_expanded() {
@@ -123,7 +123,7 @@ mod tests {
         kids: &[Judged; 2],
     ) -> (Table, u32) {
         let value =
-            |j: &Judged| net_value(j.win, j.margin, j.stdev, center, SIZE, cfg.score_weight);
+            |j: &Judged| net_value(j.win, j.margin, j.stdev, center, SIZE, cfg.score_utility());
         let mut t = Table::new(1);
         let r = t.find_or_insert(100, NO_SLOT, &[]).unwrap();
         let leaf = |t: &mut Table, key: u64, j: &Judged, n: u32| {
@@ -219,7 +219,7 @@ mod tests {
             let node = t.node_mut(s);
             node.own_n = 1;
             node.own_w = 1.0;
-            node.own_sum = net_value(0.5, margin, 5.0, 0.0, SIZE, cfg.score_weight);
+            node.own_sum = net_value(0.5, margin, 5.0, 0.0, SIZE, cfg.score_utility());
             node.own_score = OwnScore::new(margin, 5.0);
             s
         };

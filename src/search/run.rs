@@ -182,7 +182,9 @@ impl Search<'_> {
         let Some((first, others)) = evaluators.split_first_mut() else {
             return Report::default();
         };
-        root.score_center = first.expected_margin(&root, table_margin, cfg, cfg.seed ^ searches);
+        let expected = first.expected_margin(&root, table_margin, cfg, cfg.seed ^ searches);
+        let size = (root.board.geometry().area() as f64).sqrt();
+        root.score_center = cfg.score_shape.center(expected, size);
         let exact = first.selection() == evaluate::Selection::Puct;
         self.begin(&root, exact);
         let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);

@@ -113,7 +113,7 @@ impl LeafEvaluator for SimulatedNet {
             out.score_stdev,
             leaf.root.score_center,
             size,
-            cfg.score_weight,
+            cfg.score_utility(),
         );
         out.ownership.clone_from(&a.ownership);
         for (prior, &p) in out.priors.iter_mut().zip(&a.priors) {

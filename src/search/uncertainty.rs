@@ -9,6 +9,10 @@
 //! net's score). Nets without the heads (model version 8, the built-in
 //! b6c96) give every leaf weight 1, as does the classical search.
 
+#[cfg(test)]
+use super::value::ScoreShape;
+use super::value::ScoreUtility;
+
 /// The weighting of one search. See the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UncertaintyWeighting {
@@ -17,9 +21,9 @@ pub struct UncertaintyWeighting {
     /// KataGo's `uncertaintyMaxWeight` (8): the weight of an evaluation
     /// without error.
     pub max_weight: f64,
-    /// The score utility's share of tengen's value (`score_weight`), and
-    /// KataGo utility units per unit of tengen's value.
-    pub score_weight: f64,
+    /// How the score enters tengen's value, and KataGo utility units per
+    /// unit of tengen's value.
+    pub score: ScoreUtility,
     pub utility_per_value: f64,
 }
 
@@ -42,11 +46,11 @@ impl UncertaintyWeighting {
         if !known(winloss_error) || !known(score_error) || self.coeff <= 0.0 {
             return 1.0;
         }
-        // The score part of tengen's value is w · (0.5 + 0.5 · tanh((m - c) / size)):
-        // its slope in points, in KataGo's utility units.
-        let sech = 1.0 / ((margin - center) / size.max(1.0)).cosh();
-        let score_slope =
-            self.score_weight * 0.5 * sech * sech / size.max(1.0) * self.utility_per_value;
+        // The slope of the score part of tengen's value in points, in
+        // KataGo's utility units.
+        let score_slope = self.score.weight
+            * self.score.shape.slope(margin, center, size.max(1.0))
+            * self.utility_per_value;
         let uncertainty = winloss_error + score_slope * score_error;
         let baseline = self.coeff / self.max_weight.max(1e-6);
         self.coeff / (uncertainty + baseline)
@@ -61,7 +65,10 @@ mod tests {
         UncertaintyWeighting {
             coeff: 0.25,
             max_weight: 8.0,
-            score_weight: 0.25,
+            score: ScoreUtility {
+                weight: 0.25,
+                shape: ScoreShape::Tanh,
+            },
             utility_per_value: 2.0 / 0.75,
         }
     }

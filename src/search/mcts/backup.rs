@@ -131,7 +131,7 @@ impl Worker {
             // The side of a square board of the same area.
             let size = (self.board.geometry().area() as f64).sqrt();
             // Also the AMAF value: RAVE must blend like with like.
-            let v = playout_value(margin, root.score_center, size, cfg.score_weight);
+            let v = playout_value(margin, root.score_center, size, cfg.score_utility());
             let counted = Outcome {
                 margin,
                 margin_sq: margin * margin,

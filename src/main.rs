@@ -79,14 +79,16 @@ struct EngineArgs {
     #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = fraction)]
     resign_threshold: f64,
     /// Weight of the final margin in a value, 0 to 0.5 (0 = win or loss
-    /// only; 2/7 = KataGo's 0.4 of score utility against 1 of win-loss, the
-    /// default); up to 0.5 any win still outweighs any loss.
+    /// only; 2/7 = KataGo's 0.4 of score utility against 1 of win-loss);
+    /// up to 0.5 any win still outweighs any loss.
     #[arg(long, default_value_t = SearchConfig::default().score_weight, allow_negative_numbers = true, value_parser = parse_score_weight)]
     score_weight: f64,
-    /// The shape of the margin's part of a value: KataGo's static and
-    /// dynamic score utilities (the default), or a tanh about the expected
-    /// margin (tengen's before; for tuning matches).
-    #[arg(long, value_enum, default_value_t = ScoreShapeArg::Katago)]
+    /// The shape of the margin's part of a value: a tanh about the expected
+    /// margin (the default), or KataGo's static and dynamic score utilities
+    /// (with --score-weight 0.2857, --cpuct 0.357, --fpu-reduction 0.0714,
+    /// --fpu-parent-pow 2 and --subtree-bias 0.45 the search is KataGo's;
+    /// for tuning matches).
+    #[arg(long, value_enum, default_value_t = ScoreShapeArg::Tanh)]
     score_utility: ScoreShapeArg,
     /// RAVE equivalence: about how many playouts an AMAF estimate is worth
     /// (for tuning matches).
@@ -99,8 +101,7 @@ struct EngineArgs {
     exploration: f32,
     /// With --model: how far PUCT's exploration follows the spread of the
     /// values below a node, 0 to 1 (0 = off, the default; KataGo's
-    /// `cpuctUtilityStdevScale`, 0.85 there, which follows KataGo's search
-    /// only with --subtree-bias 0; for tuning matches).
+    /// `cpuctUtilityStdevScale`, 0.85 there; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().stdev_scale,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     stdev_scale: f32,
@@ -119,7 +120,8 @@ struct EngineArgs {
     noise_prune_scale: f32,
     /// With --model: how much of the error the search has seen in positions
     /// after the same local exchange corrects a node's own evaluation
-    /// (0 = off; KataGo's `subtreeValueBiasFactor`, 0.45 there and here).
+    /// (0 = off, the default; KataGo's `subtreeValueBiasFactor`, 0.45 there;
+    /// for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().subtree_bias_factor,
           allow_negative_numbers = true, value_parser = fraction_f32)]
     subtree_bias: f32,
@@ -132,15 +134,15 @@ struct EngineArgs {
     uncertainty: f32,
     /// With --model: PUCT's exploration constant on tengen's 0..1 values
     /// (KataGo's `cpuctExploration`, 1.0 on its utilities, which span 2.8
-    /// of tengen's 1; for tuning matches).
+    /// of tengen's 1 under its score utility; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().c_puct,
           allow_negative_numbers = true, value_parser = non_negative)]
     cpuct: f32,
     /// With --model: how soon first-play urgency starts from a node's mean
     /// rather than its own evaluation as its tried moves cover the policy
     /// (the mean's share is their policy to this power; 0 = the mean
-    /// alone; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2 there and
-    /// here; for tuning matches).
+    /// alone, the default; KataGo's `fpuParentWeightByVisitedPolicyPow`, 2
+    /// there; for tuning matches).
     #[arg(long, default_value_t = PuctConfig::default().fpu_parent_pow,
           allow_negative_numbers = true, value_parser = non_negative)]
     fpu_parent_pow: f32,

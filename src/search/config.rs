@@ -181,9 +181,8 @@ impl Default for SearchConfig {
             playout_policy: Policy::Heavy,
             report_interval: Duration::from_millis(500),
             dead_stone_playouts: 2000,
-            // KataGo's 0.4 of score utility against 1 of win-loss.
-            score_weight: 2.0 / 7.0,
-            score_shape: ScoreShape::KataGo,
+            score_weight: 0.25,
+            score_shape: ScoreShape::Tanh,
             recenter_kept_tree: false,
             keep_unreachable: false,
             puct: PuctConfig::default(),

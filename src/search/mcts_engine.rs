@@ -195,7 +195,7 @@ impl MctsEngine {
     /// the next search starts from no visits (what `clear` does to the tree
     /// alone).
     pub fn clear_tree(&mut self) {
-        lock(&self.tree).table.clear();
+        lock(&self.tree).forget_all();
         self.final_ownership = None;
     }
 
@@ -312,7 +312,7 @@ impl Engine for MctsEngine {
     }
 
     fn clear(&mut self) {
-        lock(&self.tree).table.clear();
+        lock(&self.tree).forget_all();
         self.losing_streak = 0;
         self.losing_evidence = 0;
         self.final_ownership = None;

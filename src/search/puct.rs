@@ -20,24 +20,23 @@
 //!   values below the node, estimated with a prior `σ₀` worth
 //!   `stdev_prior_weight` results (KataGo's `cpuctUtilityStdev*`): where
 //!   every line ends alike, small value differences count for more against
-//!   the policy. Off by default (`stdev_scale` 0): with KataGo's 0.85 tengen
-//!   won 2 of 11 games against KataGo at 2 s per move, where it had won 12
-//!   of 32 without (docs/matches/2026-11-25);
+//!   the policy. Off by default (`stdev_scale` 0);
 //! - an unvisited edge's `Q` is the parent's value less
 //!   `fpu_reduction · sqrt(Σ P of visited edges)` (first-play urgency),
 //!   the parent's value being its own evaluation while few of its moves
 //!   are tried and its mean as they cover the policy: the mean weighted
 //!   `min(1, (Σ P of visited edges)^fpu_parent_pow)` (KataGo's
-//!   `fpuParentWeightByVisitedPolicy`, power 2 there, as here; 0: the mean
-//!   alone).
+//!   `fpuParentWeightByVisitedPolicy`, power 2 there; 0, the default: the
+//!   mean alone).
 //!
-//! tengen's values run 0..1 where KataGo's utilities `u` run -1.4..1.4 (1 for
-//! the win, 0.4 for the score): with KataGo's score utility
-//! ([`super::value::ScoreShape::KataGo`], weight 2/7) a value is `½ + u /
-//! 2.8`, so every constant here is KataGo's in utility units divided by 2.8
-//! (the exploration constants, the first-play urgency's reductions, the
-//! spread's prior), and the search is KataGo's visit for visit
-//! (`benches/katago_parity.py`).
+//! tengen's values run 0..1. Under its default tanh score part at weight
+//! 0.25 a won game is worth three quarters of that range, as it is worth 2
+//! of KataGo's utility range: the exploration constants are KataGo's times
+//! 0.375, the first-play urgency's reductions KataGo's halved. Under KataGo's
+//! score utility ([`super::value::ScoreShape::KataGo`], weight 2/7) a value
+//! is KataGo's utility `u` (-1.4..1.4) as `½ + u / 2.8`: KataGo's constants
+//! divided by 2.8 make the search KataGo's visit for visit
+//! (`benches/katago_parity.py`; docs/search.md).
 
 use super::tt::{Edge, Node, PASS};
 use super::value::{for_mover, ScoreUtility};
@@ -87,25 +86,28 @@ pub struct PuctConfig {
 
 impl Default for PuctConfig {
     fn default() -> Self {
-        // KataGo's GTP defaults (1.0, 0.45, 500; 0.2, 0.1; 2; 0.85, 0.4,
-        // 2; 0.25, 0.15; 0.45, 0.85), those in utility units on tengen's
-        // 0..1 scale (divided by 2.8; see the module documentation).
+        // The constants the equal-visit matches kept (docs/search.md), on
+        // tengen's tanh score part at weight 0.25: KataGo's exploration
+        // (1.0, 0.45, 500) times 0.375 and its first-play urgency's
+        // reductions (0.2, 0.1) halved; KataGo's parent weighting, spread
+        // scaling and subtree bias off; its value weighting and noise
+        // pruning. KataGo's own set on its score utility (the search KataGo's
+        // visit for visit) is those in utility units divided by 2.8, its
+        // utility range: see `--score-utility`.
         PuctConfig {
-            c_puct: (1.0 / KATAGO_UTILITY_PER_VALUE) as f32,
-            c_log: (0.45 / KATAGO_UTILITY_PER_VALUE) as f32,
+            c_puct: 0.375,
+            c_log: 0.16875,
             c_base: 500.0,
-            fpu_reduction: (0.2 / KATAGO_UTILITY_PER_VALUE) as f32,
-            root_fpu_reduction: (0.1 / KATAGO_UTILITY_PER_VALUE) as f32,
-            fpu_parent_pow: 2.0,
+            fpu_reduction: 0.1,
+            root_fpu_reduction: 0.05,
+            fpu_parent_pow: 0.0,
             root_policy_temperature: 1.0,
-            // KataGo's 0.85 follows KataGo's search only without the subtree
-            // bias correction (benches/katago_parity.py): off.
             stdev_scale: 0.0,
-            stdev_prior: (0.4 / KATAGO_UTILITY_PER_VALUE) as f32,
+            stdev_prior: 0.15,
             stdev_prior_weight: 2.0,
             value_weight_exponent: 0.25,
             noise_prune_scale: 0.15,
-            subtree_bias_factor: 0.45,
+            subtree_bias_factor: 0.0,
             subtree_bias_exponent: 0.85,
             uncertainty_coeff: 0.0,
             uncertainty_max_weight: 8.0,
@@ -113,10 +115,6 @@ impl Default for PuctConfig {
         }
     }
 }
-
-/// KataGo's utility units per unit of tengen's value under its score
-/// utility: its utility range, 2 × (1 + 0.1 + 0.3).
-pub const KATAGO_UTILITY_PER_VALUE: f64 = 2.8;
 
 /// The edge of `node` (with `mover` to play) PUCT follows; `allowed` filters
 /// edges (the root's legal moves). `None` if no edge is allowed.
@@ -152,7 +150,7 @@ pub fn select(
         1.0
     };
     let c = cfg.c_puct + cfg.c_log * ((total + cfg.c_base) / cfg.c_base).ln();
-    let scale = c * (total + 0.01).sqrt() * stdev_factor(node, cfg);
+    let scale = c * (total + 0.01).sqrt() * stdev_factor(node, edges, cfg);
     let reduction = if at_root {
         cfg.root_fpu_reduction
     } else {
@@ -268,7 +266,7 @@ pub fn retrospective_weights(
     let total: f64 = weights.iter().sum();
     let c = f64::from(cfg.c_puct)
         + f64::from(cfg.c_log) * ((total + f64::from(cfg.c_base)) / f64::from(cfg.c_base)).ln();
-    let scale = c * (total + 0.01).sqrt() * f64::from(stdev_factor(node, cfg));
+    let scale = c * (total + 0.01).sqrt() * f64::from(stdev_factor(node, edges, cfg));
     let q = |e: &Edge| f64::from(for_mover(e.child_q, mover));
     let urgency =
         |i: usize| q(&edges[i]) + scale * f64::from(edges[i].prior_w) / (1.0 + weights[i]);
@@ -288,7 +286,7 @@ pub fn retrospective_weights(
 /// The exploration's factor `s` from the spread of the values below `node`
 /// (see the module documentation): the variance of the results through the
 /// node, with `stdev_prior²` counted as `stdev_prior_weight` results.
-fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
+fn stdev_factor(node: &Node, edges: &[Edge], cfg: &PuctConfig) -> f32 {
     if cfg.stdev_scale == 0.0 {
         return 1.0;
     }
@@ -303,9 +301,8 @@ fn stdev_factor(node: &Node, cfg: &PuctConfig) -> f32 {
         // `(σ₀²·w + n·variance + m²) / (w + n - 1)`: not the same for
         // shifted values, and KataGo's utilities are 0 for an even game,
         // so tengen's 0..1 values enter it less the ½ of an even game.
-        let mean = node.value();
-        let variance = (node.value_sq_mean() - mean * mean).max(0.0);
-        let centred = mean - 0.5;
+        let variance = node.value_variance(edges);
+        let centred = node.value() - 0.5;
         ((prior * prior * weight + n * variance + centred * centred) / (weight + n - 1.0))
             .max(0.0)
             .sqrt()
@@ -444,6 +441,9 @@ mod tests {
         // The spread of the values below the node, the prior counted as
         // `stdev_prior_weight` extra results (Bessel-corrected), over
         // utilities centred on an even game (value - ½) as KataGo's.
+        // The results' spread is about their plain mean (own evaluations
+        // and children by visits): E[u²] is that spread plus the square of
+        // the node's mean, as KataGo's mean square is about its mean.
         let n = node.score_n as f64;
         let mean = node.value() - 0.5;
         let prior = cfg.stdev_prior as f64;
@@ -451,10 +451,14 @@ mod tests {
         let stdev = if n <= 1.0 {
             prior
         } else {
-            // Σ(v - ½)² from Σv²; the mean square is never below the square
-            // of the mean.
-            let sum_sq = node.value_sq_sum - n * (mean + 0.5) + n / 4.0;
-            let sum_sq = sum_sq.max(n * mean * mean) + w * (mean * mean + prior * prior);
+            let (mut weight, mut sum) = (node.own_w, node.own_sum);
+            for e in edges.iter().filter(|e| e.visits > 0) {
+                weight += e.weight as f64;
+                sum += e.weight as f64 * e.child_q as f64;
+            }
+            let plain = sum / weight;
+            let spread = (node.value_sq_sum / n - plain * plain).max(0.0);
+            let sum_sq = n * (spread + mean * mean) + w * (mean * mean + prior * prior);
             (sum_sq / (n + w - 1.0) - mean * mean).max(0.0).sqrt()
         };
         let s = 1.0 + cfg.stdev_scale * (stdev as f32 / cfg.stdev_prior - 1.0);
@@ -608,7 +612,7 @@ mod tests {
         node.own_sum = 0.52;
         node.value_sq_sum = 0.52 * 0.52 + 40.0 * (0.50f64.powi(2) + 0.55f64.powi(2));
         let scaled = katago_spread();
-        assert!(stdev_factor(&node, &scaled) < 0.6);
+        assert!(stdev_factor(&node, &edges, &scaled) < 0.6);
         assert_eq!(
             select(&node, &edges, Color::Black, false, &scaled, |_| true),
             Some(1)
@@ -617,14 +621,14 @@ mod tests {
             stdev_scale: 0.0,
             ..PuctConfig::default()
         };
-        assert_eq!(stdev_factor(&node, &unscaled), 1.0);
+        assert_eq!(stdev_factor(&node, &edges, &unscaled), 1.0);
         assert_eq!(
             select(&node, &edges, Color::Black, false, &unscaled, |_| true),
             Some(0)
         );
         // Values spread as widely as the prior leave the exploration about as it is.
         node.value_sq_sum += 81.0 * scaled.stdev_prior.powi(2) as f64;
-        assert!((stdev_factor(&node, &scaled) - 1.0).abs() < 0.1);
+        assert!((stdev_factor(&node, &edges, &scaled) - 1.0).abs() < 0.1);
     }
 
     /// The spread's factor is KataGo's formula over utilities centred on an
@@ -656,7 +660,7 @@ mod tests {
                     - m * m)
                     .sqrt();
                 let want = 1.0 + 0.85 * (stdev / prior - 1.0);
-                let got = f64::from(stdev_factor(&node, &katago_spread()));
+                let got = f64::from(stdev_factor(&node, &edges, &katago_spread()));
                 assert!(
                     (got - want).abs() < 1e-4,
                     "{own} {a} {b} mirrored {mirrored}: {got} against {want}"

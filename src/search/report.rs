@@ -169,10 +169,7 @@ fn move_info(t: &Tree, view: Viewpoint, e: &tt::Edge, prior_total: f64) -> (Move
     if let Some(c) = child {
         principal_variation(&t.table, c, &mut pv, &mut pv_visits);
     }
-    let variance = child.map_or(0.0, |c| {
-        let node = t.table.node(c);
-        node.value_sq_mean() - node.value() * node.value()
-    });
+    let variance = child.map_or(0.0, |c| t.table.node(c).value_variance(t.table.edges(c)));
     let mover_q = value::for_mover(e.child_q, view.color) as f64;
     let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
     // The network's search shows the bound it chooses by, moved

@@ -232,12 +232,17 @@ impl Search<'_> {
         t.start_search(budget, root.expand_after);
         let root_slot = t.table.find(root.key, NO_SLOT);
         if !self.cfg.keep_unreachable {
-            t.table.retain_reachable(root_slot);
+            let Tree { table, biases, .. } = &mut *t;
+            table.retain_reachable(root_slot, |node| biases.forget(&node.bias));
         }
         if let Some(slot) = root_slot {
             // The root's own evaluation is its own now: no correction from
-            // the buckets of the search in which it was a descendant.
-            t.table.node_mut(slot).bias = subtree_bias::Contribution::default();
+            // the buckets of the search in which it was a descendant, and
+            // its part leaves its bucket as a forgotten node's does.
+            let Tree { table, biases, .. } = &mut *t;
+            let node = table.node_mut(slot);
+            biases.forget(&node.bias);
+            node.bias = subtree_bias::Contribution::default();
         }
         if network && self.cfg.recenter_kept_tree {
             // The kept tree's values about this search's score center.

@@ -13,14 +13,20 @@
 //! tengen's 0..1 units.
 //!
 //! The table is direct-mapped and fixed in size; a node remembers what it
-//! last put in its bucket so that it can replace its own observation.
-//! Buckets start afresh with each search (a node from an earlier search
-//! keeps its correction until it is visited again).
+//! last put in its bucket so that it can replace its own observation. As in
+//! KataGo, the buckets last from search to search (the nodes of the kept
+//! tree stay in them); a node the new root cannot reach takes
+//! [`FORGOTTEN_SHARE`] of its part out of its bucket as it is forgotten
+//! (KataGo's `subtreeValueBiasFreeProp`).
 
 use crate::go::board::{Board, Color, Point};
 
 /// Buckets in the table (a power of two).
 const BUCKETS: usize = 1 << 16;
+
+/// The share of a forgotten node's part its bucket gives up (KataGo's
+/// `subtreeValueBiasFreeProp`, 0.8).
+pub const FORGOTTEN_SHARE: f64 = 0.8;
 
 /// A node's part in its bucket, kept in the node.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -29,7 +35,8 @@ pub struct Contribution {
     pub key: u64,
     /// The correction now added to the node's own evaluations.
     pub bias: f32,
-    /// What the node last added to its bucket, and in which search.
+    /// What the node last added to its bucket, and to which incarnation of
+    /// it (a bucket taken over by another key and back starts afresh).
     pub delta_sum: f32,
     pub weight: f32,
     pub generation: u16,
@@ -46,6 +53,7 @@ struct Bucket {
 /// The buckets of the search. See the module documentation.
 pub struct BiasTable {
     buckets: Vec<Bucket>,
+    /// The incarnation the next bucket (re)started gets.
     generation: u16,
 }
 
@@ -63,20 +71,20 @@ impl BiasTable {
         }
     }
 
-    /// A new search: every bucket starts afresh.
-    pub fn new_search(&mut self) {
-        self.generation = self.generation.wrapping_add(1).max(1);
+    /// Every bucket empty (the table forgot its nodes).
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
     }
 
-    /// The bucket for `key`, emptied if it is from an earlier search or
-    /// held another key.
+    /// The bucket for `key`, started afresh (a new incarnation) if it held
+    /// another key.
     fn bucket(&mut self, key: u64) -> &mut Bucket {
-        let generation = self.generation;
         let b = &mut self.buckets[(key as usize) & (BUCKETS - 1)];
-        if b.key != key || b.generation != generation {
+        if b.key != key {
+            self.generation = self.generation.wrapping_add(1).max(1);
             *b = Bucket {
                 key,
-                generation,
+                generation: self.generation,
                 delta_sum: 0.0,
                 weight: 0.0,
             };
@@ -98,23 +106,34 @@ impl BiasTable {
     /// its own evaluation) with `weight`, replacing what it last added
     /// (`node`, updated); returns the bucket's mean error.
     pub fn observe(&mut self, node: &mut Contribution, delta: f64, weight: f64) -> f64 {
-        let generation = self.generation;
-        let fresh = node.generation != generation;
         let b = self.bucket(node.key);
-        let (last_delta, last_weight) = if fresh {
-            (0.0, 0.0)
-        } else {
+        let (last_delta, last_weight) = if node.generation == b.generation {
             (f64::from(node.delta_sum), f64::from(node.weight))
+        } else {
+            (0.0, 0.0)
         };
         b.delta_sum += delta * weight - last_delta;
         b.weight = (b.weight + weight - last_weight).max(0.0);
         node.delta_sum = (delta * weight) as f32;
         node.weight = weight as f32;
-        node.generation = generation;
+        node.generation = b.generation;
         if b.weight > 1e-3 {
             b.delta_sum / b.weight
         } else {
             0.0
+        }
+    }
+
+    /// A node is forgotten: its bucket gives up [`FORGOTTEN_SHARE`] of what
+    /// it last added (nothing if the bucket has started afresh since).
+    pub fn forget(&mut self, node: &Contribution) {
+        if node.key == 0 {
+            return;
+        }
+        let b = &mut self.buckets[(node.key as usize) & (BUCKETS - 1)];
+        if b.key == node.key && b.generation == node.generation {
+            b.delta_sum -= FORGOTTEN_SHARE * f64::from(node.delta_sum);
+            b.weight = (b.weight - FORGOTTEN_SHARE * f64::from(node.weight)).max(0.0);
         }
     }
 }
@@ -194,10 +213,22 @@ mod tests {
         assert!((t.observe(&mut b, -0.2, 2.0) - (0.1 - 0.4) / 3.0).abs() < 1e-9);
         // The first node's new observation replaces its old one.
         assert!((t.observe(&mut a, 0.4, 1.0) - (0.4 - 0.4) / 3.0).abs() < 1e-6);
-        // A new search starts every bucket afresh; the node's old part is gone.
-        t.new_search();
-        assert_eq!(t.mean(77), 0.0);
+        // Forgetting the first node takes 0.8 of its part out.
+        t.forget(&a);
+        let want = (0.4 * 0.2 - 0.4) / (1.0 + 2.0 - 0.8);
+        assert!((t.mean(77) - want).abs() < 1e-6, "{}", t.mean(77));
+        // Another key taking the bucket over starts it afresh; the node's
+        // old part is not taken out of the new incarnation.
+        let mut other = Contribution {
+            key: 77 + BUCKETS as u64,
+            ..Contribution::default()
+        };
+        assert!((t.observe(&mut other, 0.5, 1.0) - 0.5).abs() < 1e-6);
+        t.forget(&b);
+        assert!((t.mean(77 + BUCKETS as u64) - 0.5).abs() < 1e-6);
         assert!((t.observe(&mut a, 0.3, 2.0) - 0.3).abs() < 1e-6);
+        t.clear();
+        assert_eq!(t.mean(77), 0.0);
     }
 
     #[test]

@@ -105,14 +105,19 @@ impl Tree {
         self.prunes = 0;
         self.in_flight = 0;
         self.waiting = 0;
-        self.biases.new_search();
         self.budget = budget;
         self.expand_after = expand_after;
     }
 
+    /// Forgets every node and what the subtree bias buckets learnt from them.
+    pub fn forget_all(&mut self) {
+        self.table.clear();
+        self.biases.clear();
+    }
+
     /// Empty again, as after [`Tree::try_new`], keeping the table's memory.
     pub fn reset(&mut self) {
-        self.table.clear();
+        self.forget_all();
         self.start_search(u64::MAX, 2);
     }
 

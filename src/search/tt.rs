@@ -264,6 +264,29 @@ impl Node {
         self.per_result(self.value_sq_sum)
     }
 
+    /// The variance of Black's values over the results through the node
+    /// (whose `edges` are given): their mean square less the square of their
+    /// plain mean, its own evaluations and its children's values weighted
+    /// by visits. Not about [`Node::value`]: that leans toward the better
+    /// children (value weighting, noise pruning), and the squares are per
+    /// result, so about it the variance came out below zero wherever the
+    /// children differed.
+    pub fn value_variance(&self, edges: &[Edge]) -> f64 {
+        if self.score_n == 0 {
+            return 0.0;
+        }
+        let (mut weight, mut sum) = (self.own_w, self.own_sum);
+        for e in edges.iter().filter(|e| e.visits > 0) {
+            weight += f64::from(e.weight);
+            sum += f64::from(e.weight) * f64::from(e.child_q);
+        }
+        if weight <= 0.0 {
+            return 0.0;
+        }
+        let mean = sum / weight;
+        (self.value_sq_mean() - mean * mean).max(0.0)
+    }
+
     #[inline]
     pub fn is_expanded(&self) -> bool {
         self.edges_len > 0
@@ -605,15 +628,17 @@ impl Table {
     /// as KataGo deletes the nodes its new root cannot reach: a position met
     /// again by another move order is then searched afresh, not from the
     /// values of a search about another root (its evaluation stays in the
-    /// evaluation cache). With no `root`, forgets everything. Returns the
+    /// evaluation cache); `forget` sees each node before it goes. With no
+    /// `root`, forgets everything. Returns the
     /// number of nodes kept.
-    pub fn retain_reachable(&mut self, root: Option<u32>) -> usize {
+    pub fn retain_reachable(&mut self, root: Option<u32>, mut forget: impl FnMut(&Node)) -> usize {
         let reachable = root.map(|r| self.reachable_from(r)).unwrap_or_default();
         self.keep_edges_of(|slot, _| reachable.contains(&slot));
         let slots = &mut self.slots;
         self.in_use.retain(|&slot| {
             let kept = reachable.contains(&slot);
             if !kept {
+                forget(&slots[slot as usize]);
                 slots[slot as usize] = Node::default();
             }
             kept
@@ -813,6 +838,41 @@ mod tests {
         assert_eq!(listed, t.occupied().collect::<Vec<_>>());
     }
 
+    /// The variance of the results is about their own mean, not about the
+    /// node's value, which the value weighting leans toward the better child.
+    #[test]
+    fn the_variance_of_the_results_is_about_their_plain_mean() {
+        let mut t = Table::new(1);
+        let s = t.find_or_insert(5, NO_SLOT, &[]).unwrap();
+        assert!(t.expand(s, &[Edge::new(1, 0.5, 0.5), Edge::new(2, 0.5, 0.5)]));
+        // One own result of 0.5, three of 0.2 below one child, three of 0.8
+        // below the other.
+        let results = [0.5, 0.2, 0.2, 0.2, 0.8, 0.8, 0.8];
+        let (node, edges) = t.node_and_edges_mut(s);
+        for (e, q) in edges.iter_mut().zip([0.2f32, 0.8]) {
+            e.visits = 3;
+            e.weight = 3.0;
+            e.child_q = q;
+        }
+        node.own_n = 1;
+        node.own_w = 1.0;
+        node.own_sum = 0.5;
+        node.child_n = 6;
+        node.child_w = 6.0;
+        // Leaning toward the better child: a mean of 0.7, not 0.5.
+        node.child_sum = 6.0 * 0.733_333;
+        node.score_n = 7;
+        node.value_sq_sum = results.iter().map(|v| v * v).sum();
+        let node = *t.node(s);
+        assert!((node.value() - 0.7).abs() < 1e-4);
+        let mean = results.iter().sum::<f64>() / 7.0;
+        let want = results.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 7.0;
+        let got = node.value_variance(t.edges(s));
+        assert!((got - want).abs() < 1e-6, "{got} against {want}");
+        // About the value the spread would have come out below zero.
+        assert!(node.value_sq_mean() - node.value() * node.value() < 0.0);
+    }
+
     #[test]
     fn retaining_the_reachable_nodes_forgets_the_rest() {
         let mut t = Table::new(1);
@@ -830,7 +890,10 @@ mod tests {
         for s in [grandchild, orphan_leaf] {
             t.node_mut(s).own_n = 2;
         }
-        assert_eq!(t.retain_reachable(Some(root)), 3);
+        let mut forgotten = Vec::new();
+        assert_eq!(t.retain_reachable(Some(root), |n| forgotten.push(n.key)), 3);
+        forgotten.sort_unstable();
+        assert_eq!(forgotten, [13, 15]);
         // The root, its child and the child's leaf stay, in the same slots.
         for (slot, key) in [(root, 11), (child, 12), (grandchild, 14)] {
             assert_eq!(t.find(key, NO_SLOT), Some(slot));
@@ -845,7 +908,7 @@ mod tests {
         assert_in_use_is_occupied(&t);
         assert_eq!((t.edge_usage() * t.edge_capacity as f64).round(), 3.0);
         // No root: nothing is kept.
-        assert_eq!(t.retain_reachable(None), 0);
+        assert_eq!(t.retain_reachable(None, |_| {}), 0);
         assert_eq!((t.occupied().count(), t.edge_usage()), (0, 0.0));
     }
 }

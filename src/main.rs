@@ -191,11 +191,17 @@ struct EngineArgs {
     /// KataGo; for tuning matches).
     #[arg(long)]
     recenter: bool,
-    /// Keep the nodes the new root cannot reach between searches (folded
-    /// into leaves once the table is half full); by default each search
-    /// keeps only what its root can reach, as KataGo does.
+    /// Before each search forget the nodes the new root cannot reach, as
+    /// KataGo does (by default they stay, folded into leaves once the table
+    /// is half full; for tuning matches).
     #[arg(long)]
-    keep_unreachable: bool,
+    drop_unreachable: bool,
+    /// Choose the move by lower confidence bounds from the spread of each
+    /// move's results about their mean, as KataGo does (by default the
+    /// spread about the move's value, in effect the best value among moves
+    /// with 15% of the top visits; for tuning matches).
+    #[arg(long)]
+    lcb_spread: bool,
     /// Playout policy of the search.
     #[arg(long, value_enum, default_value_t = PlayoutArg::Heavy)]
     playouts_policy: PlayoutArg,
@@ -558,7 +564,8 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
         resign_threshold: args.resign_threshold,
         transpositions: !args.plain_tree,
         recenter_kept_tree: args.recenter,
-        keep_unreachable: args.keep_unreachable,
+        drop_unreachable: args.drop_unreachable,
+        lcb_spread: args.lcb_spread,
         score_weight: args.score_weight,
         score_shape: match args.score_utility {
             ScoreShapeArg::Tanh => ScoreShape::Tanh,

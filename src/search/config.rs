@@ -75,11 +75,21 @@ pub struct SearchConfig {
     /// the search's score center ([`super::recenter`]). Off by default: it
     /// showed no gain at 100 visits against KataGo (docs/search.md).
     pub recenter_kept_tree: bool,
-    /// Keep the nodes the new root cannot reach in the table between
-    /// searches (folded into leaves once the arena is half full), where by
-    /// default each search starts from the nodes reachable from its root
-    /// alone, as KataGo's ([`super::tt::Table::retain_reachable`]).
-    pub keep_unreachable: bool,
+    /// Before each search, forget the nodes the new root cannot reach, as
+    /// KataGo deletes them ([`super::tt::Table::retain_reachable`]), where
+    /// by default they stay in the table (folded into leaves once the arena
+    /// is half full). Off by default: it showed no gain at 100 visits
+    /// against KataGo (docs/search.md).
+    pub drop_unreachable: bool,
+    /// Choose the move by lower confidence bounds whose spread is that of
+    /// each move's results about their own mean, as KataGo's. Off by
+    /// default: the bound then takes the spread about the move's value,
+    /// which the value weighting leans toward its better replies, so that
+    /// wherever they differ the spread is none and the choice is in effect
+    /// the best value among the moves with 15% of the most visited one's
+    /// visits; that choice won the equal-visit matches, the other showed
+    /// no gain (docs/search.md).
+    pub lcb_spread: bool,
     /// PUCT's constants (searches whose leaves a network evaluates).
     pub puct: PuctConfig,
     /// Leaves each thread sends to the network in one call (virtual loss
@@ -184,7 +194,8 @@ impl Default for SearchConfig {
             score_weight: 0.25,
             score_shape: ScoreShape::Tanh,
             recenter_kept_tree: false,
-            keep_unreachable: false,
+            drop_unreachable: false,
+            lcb_spread: false,
             puct: PuctConfig::default(),
             batch: DEFAULT_BATCH,
             human_profile: None,

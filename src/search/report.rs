@@ -30,6 +30,7 @@ pub(super) fn search_report(
         sign: if color == Color::Black { 1.0 } else { -1.0 },
         exact_winrates,
         score_weight: cfg.score_weight,
+        lcb_spread: cfg.lcb_spread,
     };
     let sign = view.sign;
     let mut report = Report {
@@ -122,6 +123,9 @@ struct Viewpoint {
     sign: f64,
     exact_winrates: bool,
     score_weight: f64,
+    /// Bounds from the spread about each move's results' own mean
+    /// ([`SearchConfig::lcb_spread`]).
+    lcb_spread: bool,
 }
 
 impl Viewpoint {
@@ -169,7 +173,14 @@ fn move_info(t: &Tree, view: Viewpoint, e: &tt::Edge, prior_total: f64) -> (Move
     if let Some(c) = child {
         principal_variation(&t.table, c, &mut pv, &mut pv_visits);
     }
-    let variance = child.map_or(0.0, |c| t.table.node(c).value_variance(t.table.edges(c)));
+    let variance = child.map_or(0.0, |c| {
+        let node = t.table.node(c);
+        if view.lcb_spread {
+            node.value_variance(t.table.edges(c))
+        } else {
+            node.value_sq_mean() - node.value() * node.value()
+        }
+    });
     let mover_q = value::for_mover(e.child_q, view.color) as f64;
     let value_lcb = puct::value_lcb(mover_q, variance, e.visits);
     // The network's search shows the bound it chooses by, moved

@@ -231,7 +231,7 @@ impl Search<'_> {
         let budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
         t.start_search(budget, root.expand_after);
         let root_slot = t.table.find(root.key, NO_SLOT);
-        if !self.cfg.keep_unreachable {
+        if self.cfg.drop_unreachable {
             let Tree { table, biases, .. } = &mut *t;
             table.retain_reachable(root_slot, |node| biases.forget(&node.bias));
         }
@@ -259,7 +259,7 @@ impl Search<'_> {
                 self.cfg,
             );
         }
-        if self.cfg.keep_unreachable && t.table.edge_usage() > 0.5 {
+        if !self.cfg.drop_unreachable && t.table.edge_usage() > 0.5 {
             if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
                 t.table.compact(slot);
             }
@@ -623,16 +623,16 @@ mod tests {
         check_graph_invariants(false, KoRule::Situational);
     }
 
-    /// A search keeps what its root can reach from the last one and, by
-    /// default, forgets the rest: after Black's search from the empty board
-    /// and White's from the position after its move, the position after
-    /// Black's other candidate is gone (kept with `keep_unreachable`).
+    /// A search keeps what its root can reach from the last one and, with
+    /// `drop_unreachable`, forgets the rest: after Black's search from the
+    /// empty board and White's from the position after its move, the
+    /// position after Black's other candidate is gone (kept by default).
     #[test]
     fn a_search_forgets_the_positions_its_root_cannot_reach() {
-        for keep_unreachable in [false, true] {
+        for drop_unreachable in [true, false] {
             let mut engine = MctsEngine::new(SearchConfig {
                 tt_mb: 8,
-                keep_unreachable,
+                drop_unreachable,
                 ..SearchConfig::default()
             });
             let game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
@@ -659,13 +659,13 @@ mod tests {
             assert_eq!(u64::from(visits), u64::from(kept) + 300);
             assert_eq!(
                 engine.node_of(&other, Color::White).is_some(),
-                keep_unreachable,
-                "keep_unreachable {keep_unreachable}"
+                !drop_unreachable,
+                "drop_unreachable {drop_unreachable}"
             );
             // The empty board's root is gone too (White's root cannot reach it).
             assert_eq!(
                 engine.node_of(&game, Color::Black).is_some(),
-                keep_unreachable
+                !drop_unreachable
             );
         }
     }

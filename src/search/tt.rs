@@ -11,13 +11,14 @@
 //! - Replacement: a new key goes to an empty slot of its bucket, else replaces
 //!   the entry worth least: fewest visits, entries from older searches counting
 //!   a sixteenth. Slots on the current search path are never replaced.
-//! - The table is kept between moves. Before each search
-//!   [`Table::retain_reachable`] keeps the nodes reachable from the new root,
-//!   slides their edges down the arena in place, and forgets every other node
-//!   (as KataGo does). Without that ([`SearchConfig::keep_unreachable`](super::config::SearchConfig::keep_unreachable)), [`Table::compact`]
-//!   (called when the arena is half full) keeps the reachable nodes the same
-//!   way and turns every other expanded node back into a leaf (its children's
-//!   statistics folded into its own).
+//! - The table is kept between moves. [`Table::compact`] (called before a
+//!   search when the arena is half full) keeps the nodes reachable from the
+//!   new root, slides their edges down the arena in place, and turns every
+//!   other expanded node back into a leaf (its children's statistics folded
+//!   into its own). With
+//!   [`SearchConfig::drop_unreachable`](super::config::SearchConfig::drop_unreachable),
+//!   [`Table::retain_reachable`] instead forgets every other node before each
+//!   search, as KataGo does.
 //!
 //! Values are Black's winning probability, so a node means the same thing
 //! whichever path reached it.

@@ -260,8 +260,9 @@ impl Search<'_> {
             );
         }
         if !self.cfg.drop_unreachable && t.table.edge_usage() > 0.5 {
-            if let Some(slot) = t.table.find_or_insert(root.key, NO_SLOT, &[]) {
-                t.table.compact(slot);
+            let Tree { table, biases, .. } = &mut *t;
+            if let Some(slot) = table.find_or_insert(root.key, NO_SLOT, &[]) {
+                table.compact(slot, |node| biases.forget(&node.bias));
             }
         }
     }

@@ -618,10 +618,11 @@ impl Table {
     }
 
     /// Keeps the subgraph reachable from `root` and frees the rest of the arena
-    /// (see the module documentation). Returns the number of nodes kept.
-    pub fn compact(&mut self, root: u32) -> usize {
+    /// (see the module documentation); `fold` sees each node before its
+    /// children are folded into it. Returns the number of nodes kept.
+    pub fn compact(&mut self, root: u32, mut fold: impl FnMut(&Node)) -> usize {
         let reachable = self.reachable_from(root);
-        self.keep_edges_of(|slot, _| reachable.contains(&slot));
+        self.keep_edges_of(|slot, _| reachable.contains(&slot), &mut fold);
         reachable.len()
     }
 
@@ -630,11 +631,11 @@ impl Table {
     /// again by another move order is then searched afresh, not from the
     /// values of a search about another root (its evaluation stays in the
     /// evaluation cache); `forget` sees each node before it goes. With no
-    /// `root`, forgets everything. Returns the
-    /// number of nodes kept.
+    /// `root`, forgets everything. Returns the number of nodes kept.
     pub fn retain_reachable(&mut self, root: Option<u32>, mut forget: impl FnMut(&Node)) -> usize {
         let reachable = root.map(|r| self.reachable_from(r)).unwrap_or_default();
-        self.keep_edges_of(|slot, _| reachable.contains(&slot));
+        // Every unreachable node is forgotten below, expanded or not.
+        self.keep_edges_of(|slot, _| reachable.contains(&slot), &mut |_| {});
         let slots = &mut self.slots;
         self.in_use.retain(|&slot| {
             let kept = reachable.contains(&slot);
@@ -669,12 +670,13 @@ impl Table {
 
     /// Frees about half the arena during a search: the expanded nodes with the
     /// fewest visits (below the median) become leaves again, their children's
-    /// statistics folded into their own. `keep` (the root) is never pruned.
-    /// Returns the number of nodes pruned.
-    pub fn prune(&mut self, keep: u32) -> usize {
+    /// statistics folded into their own; `fold` sees each before. `keep`
+    /// (the root) is never pruned. Returns the number of nodes pruned.
+    pub fn prune(&mut self, keep: u32, mut fold: impl FnMut(&Node)) -> usize {
         let mut visits: Vec<u32> = self
-            .slots
+            .in_use
             .iter()
+            .map(|&s| &self.slots[s as usize])
             .filter(|n| n.is_expanded())
             .map(|n| n.visits())
             .collect();
@@ -685,21 +687,29 @@ impl Table {
         let (_, &mut median, _) = visits.select_nth_unstable(mid);
         let before = self.edges.len();
         let mut pruned = 0;
-        self.keep_edges_of(|slot, node| {
-            let keep_it = slot == keep || node.visits() > median;
-            pruned += !keep_it as usize;
-            keep_it
-        });
+        self.keep_edges_of(
+            |slot, node| {
+                let keep_it = slot == keep || node.visits() > median;
+                pruned += !keep_it as usize;
+                keep_it
+            },
+            &mut fold,
+        );
         if self.edges.len() == before {
             // Every node had the median count: drop all but `keep`.
-            self.keep_edges_of(|slot, _| slot == keep);
+            self.keep_edges_of(|slot, _| slot == keep, &mut fold);
         }
         pruned
     }
 
     /// Keeps the edges of the expanded nodes `keep` accepts, sliding them down
-    /// the arena in place; every other expanded node becomes a leaf.
-    fn keep_edges_of(&mut self, mut keep: impl FnMut(u32, &Node) -> bool) {
+    /// the arena in place; every other expanded node becomes a leaf, seen by
+    /// `fold` first (its subtree bias part is dropped with its children).
+    fn keep_edges_of(
+        &mut self,
+        mut keep: impl FnMut(u32, &Node) -> bool,
+        fold: &mut impl FnMut(&Node),
+    ) {
         let mut kept: Vec<u32> = Vec::new();
         for &i in &self.in_use {
             let node = &self.slots[i as usize];
@@ -709,6 +719,7 @@ impl Table {
             if keep(i, node) {
                 kept.push(i);
             } else {
+                fold(node);
                 self.slots[i as usize].fold_children();
             }
         }
@@ -785,7 +796,9 @@ mod tests {
             slots.push(s);
         }
         // Visits 2..=7: the median is 5; the root (least visited) stays.
-        assert_eq!(t.prune(slots[0]), 3);
+        let mut folded = Vec::new();
+        assert_eq!(t.prune(slots[0], |n| folded.push(n.key)), 3);
+        assert_eq!(folded, [2 * 977, 3 * 977, 4 * 977]);
         assert_in_use_is_occupied(&t);
         let expanded: Vec<bool> = slots.iter().map(|&s| t.node(s).is_expanded()).collect();
         assert_eq!(expanded, [true, false, false, false, true, true]);
@@ -821,7 +834,9 @@ mod tests {
             n.child_w = 4.0;
             n.child_sum = 1.0;
         }
-        assert_eq!(t.compact(root), 2);
+        let mut folded = Vec::new();
+        assert_eq!(t.compact(root, |n| folded.push(n.key)), 2);
+        assert_eq!(folded, [13]);
         assert_eq!(t.edges(root).len(), 2);
         assert_eq!(t.edges(root)[1].point, 7);
         assert_eq!(t.edges(child)[0].point, 8);

@@ -254,7 +254,8 @@ impl Worker {
     pub(super) fn install_edges(&mut self, t: &mut Tree, slot: u32) -> bool {
         if !t.table.has_room(self.candidates.len()) {
             if let Some(&root_slot) = self.protect.first() {
-                t.table.prune(root_slot);
+                let Tree { table, biases, .. } = &mut *t;
+                table.prune(root_slot, |node| biases.forget(&node.bias));
                 t.expand_after = t.expand_after.saturating_mul(2);
                 t.prunes += 1;
             }

@@ -1,7 +1,7 @@
 //! The network evaluator: each new leaf is evaluated once by the net (under a
 //! random one of the eight symmetries); its policy becomes the priors of the
 //! leaf's edges, its win probability and score distribution its value
-//! ([`super::puct::net_value`]), its ownership joins the search's map. No
+//! ([`super::value::ScoreUtility::value`]), its ownership joins the search's map. No
 //! playouts. Values are meant for PUCT selection.
 //!
 //! Each search thread has one of these, with its own [`nn::Evaluator`]
@@ -13,7 +13,6 @@
 use super::config::SearchConfig;
 use super::evaluate::{LeafEval, LeafEvaluator, LeafKind, LeafView, Selection};
 use super::net_cache::{net_input_key, CachedValue, NetCache};
-use super::puct::net_value;
 use super::root::Root;
 use super::value::{playout_value, win_value};
 use crate::go::board::{Board, Color};
@@ -126,13 +125,12 @@ fn fill(
     out.lead = v.black_lead as f64;
     // The side of a square board of the same area.
     let size = (area as f64).sqrt();
-    out.value = net_value(
+    out.value = cfg.score_utility().value(
         v.black_win as f64,
         v.black_score as f64,
         v.score_stdev as f64,
         center,
         size,
-        cfg.score_utility(),
     );
     out.weight = cfg.uncertainty_weighting().map_or(1.0, |u| {
         u.weight(

@@ -39,7 +39,7 @@
 //! (`benches/katago_parity.py`; docs/search.md).
 
 use super::tt::{Edge, Node, PASS};
-use super::value::{for_mover, ScoreUtility};
+use super::value::for_mover;
 use crate::go::board::Color;
 
 /// PUCT's constants. See the module documentation.
@@ -357,20 +357,6 @@ pub fn lcb_choice(moves: impl Iterator<Item = (f64, f64)> + Clone) -> Option<usi
         }
     }
     best.map(|(i, _)| i)
-}
-
-/// Black's value of a network evaluation: the win probability blended with
-/// the expected score part over the net's score distribution (mean, stdev),
-/// as [`super::value::playout_value`] blends them for one playout.
-pub fn net_value(
-    black_win: f64,
-    black_margin: f64,
-    stdev: f64,
-    center: f64,
-    size: f64,
-    utility: ScoreUtility,
-) -> f64 {
-    utility.value(black_win, black_margin, stdev, center, size)
 }
 
 #[cfg(test)]

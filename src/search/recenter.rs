@@ -102,7 +102,6 @@ impl Recentering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::puct::net_value;
     use crate::search::tt::{Edge, OwnScore, NO_SLOT};
 
     /// A leaf node judged once: Black's win probability and score.
@@ -122,8 +121,10 @@ mod tests {
         root: &Judged,
         kids: &[Judged; 2],
     ) -> (Table, u32) {
-        let value =
-            |j: &Judged| net_value(j.win, j.margin, j.stdev, center, SIZE, cfg.score_utility());
+        let value = |j: &Judged| {
+            cfg.score_utility()
+                .value(j.win, j.margin, j.stdev, center, SIZE)
+        };
         let mut t = Table::new(1);
         let r = t.find_or_insert(100, NO_SLOT, &[]).unwrap();
         let leaf = |t: &mut Table, key: u64, j: &Judged, n: u32| {
@@ -219,7 +220,7 @@ mod tests {
             let node = t.node_mut(s);
             node.own_n = 1;
             node.own_w = 1.0;
-            node.own_sum = net_value(0.5, margin, 5.0, 0.0, SIZE, cfg.score_utility());
+            node.own_sum = cfg.score_utility().value(0.5, margin, 5.0, 0.0, SIZE);
             node.own_score = OwnScore::new(margin, 5.0);
             s
         };

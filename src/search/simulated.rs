@@ -107,13 +107,12 @@ impl LeafEvaluator for SimulatedNet {
         out.score_stdev = a.score_stdev;
         out.lead = a.black_lead;
         let size = (leaf.board.geometry().area() as f64).sqrt();
-        out.value = super::puct::net_value(
+        out.value = cfg.score_utility().value(
             out.black_win,
             out.margin,
             out.score_stdev,
             leaf.root.score_center,
             size,
-            cfg.score_utility(),
         );
         out.ownership.clone_from(&a.ownership);
         for (prior, &p) in out.priors.iter_mut().zip(&a.priors) {

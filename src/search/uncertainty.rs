@@ -32,7 +32,7 @@ impl UncertaintyWeighting {
     /// `winloss_error` (in win-minus-loss units, -1..1) and `score_error`
     /// (points), at Black's expected margin `margin` on a board whose score
     /// utility is centred on `center` and scaled by `size` (the side of a
-    /// square board of its area; see [`super::puct::net_value`]). A negative
+    /// square board of its area; see [`super::value::ScoreUtility::value`]). A negative
     /// error (a net without the heads) or one that is not a number gives 1.
     pub fn weight(
         &self,

@@ -569,6 +569,68 @@ mod tests {
         }
     }
 
+    /// `nn_symmetry` fixes the net's symmetry, so two searches at different
+    /// seeds give the same visits (random symmetries do not); `lcb_spread`
+    /// leaves the visits as they are and widens the bounds the move is
+    /// chosen by.
+    #[test]
+    fn a_fixed_symmetry_repeats_the_search_and_the_results_spread_widens_the_bounds() {
+        let Some(net) = test_nets::b6c96() else {
+            return;
+        };
+        let mut game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
+        for (color, x, y) in [
+            (Color::Black, 4, 4),
+            (Color::White, 2, 6),
+            (Color::Black, 6, 3),
+        ] {
+            let p = game.board().geometry().point(x, y).unwrap();
+            game.play(color, Move::Play(p)).unwrap();
+        }
+        let search = |seed: u64, nn_symmetry: Option<u8>, lcb_spread: bool| {
+            let mut engine = MctsEngine::with_network(
+                SearchConfig {
+                    tt_mb: 8,
+                    seed,
+                    nn_symmetry,
+                    lcb_spread,
+                    ..SearchConfig::default()
+                },
+                net.clone(),
+            )
+            .unwrap();
+            let options = GenmoveOptions {
+                limits: Limits {
+                    playouts: Some(150),
+                    time: None,
+                },
+                ..GenmoveOptions::default()
+            };
+            let (_, report) = engine.genmove(
+                &game,
+                Color::White,
+                &options,
+                &AtomicBool::new(false),
+                &mut |_| {},
+            );
+            report
+                .moves
+                .iter()
+                .map(|m| (m.mv, m.visits, m.winrate - m.lcb))
+                .collect::<Vec<_>>()
+        };
+        let fixed = search(1, Some(3), false);
+        assert_eq!(fixed, search(2, Some(3), false));
+        assert_ne!(search(1, None, false), search(2, None, false));
+        let spread = search(1, Some(3), true);
+        let visits = |r: &[(Move, u64, f64)]| r.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>();
+        assert_eq!(visits(&spread), visits(&fixed));
+        for (wide, narrow) in spread.iter().zip(&fixed) {
+            assert!(wide.2 >= narrow.2 - 1e-9, "{wide:?} {narrow:?}");
+        }
+        assert!(spread.iter().zip(&fixed).any(|(w, n)| w.2 > n.2 + 0.01));
+    }
+
     /// Eight threads on the net: descents run side by side, and some reach
     /// the same new leaf.
     #[test]

@@ -9,7 +9,7 @@ use super::report::search_report;
 use super::root::Root;
 use super::stop::{leaves_in_time, should_stop, StopRule};
 use super::subtree_bias;
-use super::tree::{lock, Tree};
+use super::tree::{lock, Clock, Tree};
 use super::tt::NO_SLOT;
 use crate::engine::{Limits, Report};
 use crate::go::board::{Color, Point};
@@ -179,6 +179,7 @@ impl Search<'_> {
                 .map(|s| t.table.node(s))
                 .map(|n| (n.score(), n.score_n))
         };
+        let threads = evaluators.len();
         let Some((first, others)) = evaluators.split_first_mut() else {
             return Report::default();
         };
@@ -186,7 +187,11 @@ impl Search<'_> {
         let size = (root.board.geometry().area() as f64).sqrt();
         root.score_center = cfg.score_shape.center(expected, size);
         let exact = first.selection() == evaluate::Selection::Puct;
-        self.begin(&root, exact);
+        let clock = self.rule.time.map(|limit| Clock {
+            deadline: start + limit,
+            threads,
+        });
+        self.begin(&root, exact, clock);
         let seed = cfg.seed ^ searches.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let done = AtomicBool::new(false);
         let wake = Condvar::new();
@@ -222,14 +227,14 @@ impl Search<'_> {
     }
 
     /// Makes the tree ready for a search from `root`: this search's counts,
-    /// ownership, buckets and budget start afresh, the nodes the root cannot
+    /// ownership, buckets, budget and `clock` start afresh, the nodes the root cannot
     /// reach are forgotten (or, kept, folded once the arena is half full),
     /// and the root's own bias correction is dropped.
-    fn begin(&self, root: &Root, network: bool) {
+    fn begin(&self, root: &Root, network: bool, clock: Option<Clock>) {
         let mut t = lock(self.tree);
         t.table.new_search();
         let budget = self.rule.visits.map_or(u64::MAX, |n| n.max(1));
-        t.start_search(budget, root.expand_after);
+        t.start_search(budget, root.expand_after, clock);
         let root_slot = t.table.find(root.key, NO_SLOT);
         if self.cfg.drop_unreachable {
             let Tree { table, biases, .. } = &mut *t;

@@ -7,6 +7,7 @@ use super::recenter::Recentering;
 use super::subtree_bias::BiasTable;
 use super::tt::{Table, NO_SLOT};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The state threads share.
 pub struct Tree {
@@ -35,6 +36,33 @@ pub struct Tree {
     /// Threads waiting for room to descend
     /// ([`Worker::wait_for_room`](super::mcts::Worker::wait_for_room)).
     pub waiting: u32,
+    /// The clock this search runs against, if any.
+    pub clock: Option<Clock>,
+    /// How long a leaf took the evaluator in the batch last backed up
+    /// (zero until one is).
+    pub per_leaf: Duration,
+}
+
+/// A search's clock: when it must end, and how many threads search until then.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    pub deadline: Instant,
+    pub threads: usize,
+}
+
+impl Clock {
+    /// Simulations a search that has run `simulations` may expect to run in
+    /// all when each leaf takes `per_leaf`: in the time left, one a leaf on
+    /// every thread (what the search would run were its descents not held
+    /// back while the tree is young). 0 while no leaf has been timed.
+    pub fn expected_simulations(&self, simulations: u64, now: Instant, per_leaf: Duration) -> u64 {
+        if per_leaf.is_zero() {
+            return 0;
+        }
+        let left = self.deadline.saturating_duration_since(now).as_secs_f64();
+        let more = left / per_leaf.as_secs_f64() * self.threads as f64;
+        simulations.saturating_add(more.min(1e18) as u64)
+    }
 }
 
 /// How fast the number of descents on their way may grow with the root's
@@ -52,19 +80,28 @@ pub const VISITS_PER_EXTRA_DESCENT: u32 = 4;
 /// others cannot learn from, and in a short search they are a large share
 /// of it: with 8 at once against KataGo's 8 threads at 100 visits tengen
 /// won 36.5% of 100 games, with at most 4 at once 61.5% (docs/search.md).
-/// A search limited by time alone is not held back.
+/// A search under a clock is allowed the same share of the simulations it
+/// is expected to run ([`Clock::expected_simulations`]), so that a long search on a slow
+/// net on many threads does not spend its first few hundred visits narrow.
 pub const LIMIT_VISITS_PER_EXTRA_DESCENT: u64 = 32;
+
+/// The most descents on their way in a search of `simulations` (see
+/// [`LIMIT_VISITS_PER_EXTRA_DESCENT`]).
+fn width_for(simulations: u64) -> u32 {
+    u32::try_from(1 + simulations / LIMIT_VISITS_PER_EXTRA_DESCENT).unwrap_or(u32::MAX)
+}
 
 impl Tree {
     /// Whether one more simulation may start now: the budget has room, and
     /// fewer descents are on their way than the root's visits allow (one
-    /// until the root has edges; see [`VISITS_PER_EXTRA_DESCENT`]) and than
+    /// until the root has edges; see [`VISITS_PER_EXTRA_DESCENT`]) or the
+    /// simulations a search under a clock expects to run allow, and than
     /// the visit limit allows ([`LIMIT_VISITS_PER_EXTRA_DESCENT`]).
     pub fn may_descend(&self, root_key: u64) -> bool {
         if self.budget_claimed() {
             return false;
         }
-        let width = match self
+        let by_root = match self
             .table
             .find(root_key, NO_SLOT)
             .map(|s| self.table.node(s))
@@ -72,14 +109,17 @@ impl Tree {
             Some(node) if node.is_expanded() => 1 + node.visits() / VISITS_PER_EXTRA_DESCENT,
             _ => 1,
         };
-        self.in_flight < width.min(self.limit_width())
+        let by_clock = self.clock.map_or(1, |clock| {
+            width_for(clock.expected_simulations(self.simulations, Instant::now(), self.per_leaf))
+        });
+        self.in_flight < by_root.max(by_clock).min(self.limit_width())
     }
 
     /// The most descents on their way the visit limit allows (see
     /// [`LIMIT_VISITS_PER_EXTRA_DESCENT`]); no bound without a limit (a
     /// budget of `u64::MAX`).
     fn limit_width(&self) -> u32 {
-        u32::try_from(1 + self.budget / LIMIT_VISITS_PER_EXTRA_DESCENT).unwrap_or(u32::MAX)
+        width_for(self.budget)
     }
 
     /// Whether every simulation the budget allows has been claimed (some
@@ -96,15 +136,17 @@ impl Tree {
 
 impl Tree {
     /// This search's counts, ownership and buckets afresh, with a budget of
-    /// `budget` simulations and leaves expanded after `expand_after` visits
-    /// (the table is left as it is).
-    pub fn start_search(&mut self, budget: u64, expand_after: u32) {
+    /// `budget` simulations, leaves expanded after `expand_after` visits
+    /// and `clock`, if any (the table is left as it is).
+    pub fn start_search(&mut self, budget: u64, expand_after: u32, clock: Option<Clock>) {
+        self.clock = clock;
         self.ownership.clear();
         self.playouts = 0;
         self.simulations = 0;
         self.prunes = 0;
         self.in_flight = 0;
         self.waiting = 0;
+        self.per_leaf = Duration::ZERO;
         self.budget = budget;
         self.expand_after = expand_after;
     }
@@ -118,7 +160,7 @@ impl Tree {
     /// Empty again, as after [`Tree::try_new`], keeping the table's memory.
     pub fn reset(&mut self) {
         self.forget_all();
-        self.start_search(u64::MAX, 2);
+        self.start_search(u64::MAX, 2, None);
     }
 
     /// A tree over a table of `tt_mb` megabytes.
@@ -138,6 +180,8 @@ impl Tree {
             in_flight: 0,
             budget: u64::MAX,
             waiting: 0,
+            clock: None,
+            per_leaf: Duration::ZERO,
         })
     }
 }
@@ -166,7 +210,7 @@ mod tests {
         };
         assert!(t.table.expand(slot, &[edge]));
         t.table.node_mut(slot).child_n = visits;
-        t.start_search(budget, 2);
+        t.start_search(budget, 2, None);
         t
     }
 
@@ -194,5 +238,36 @@ mod tests {
         assert_eq!(width(&mut tree_with_root(400, 1000)), 32);
         // The root's visits still bound a search with a large limit.
         assert_eq!(width(&mut tree_with_root(8, 100_000)), 3);
+    }
+
+    #[test]
+    fn a_search_under_a_clock_opens_as_wide_as_the_time_left_allows() {
+        // 2 s left on 16 threads at 30 ms a leaf: about 1,070 simulations
+        // to come, so 34 on their way at once, though the root holds one.
+        let clock = Clock {
+            deadline: Instant::now() + Duration::from_secs(2),
+            threads: 16,
+        };
+        let mut t = tree_with_root(1, u64::MAX);
+        t.clock = Some(clock);
+        assert_eq!(width(&mut t), 1, "no leaf timed yet");
+        t.per_leaf = Duration::from_millis(30);
+        assert!((33..=34).contains(&width(&mut t)), "{}", width(&mut t));
+        // A visit limit still bounds it, and a slow leaf near the end
+        // leaves the root's own bound.
+        t.budget = 100;
+        assert_eq!(width(&mut t), 4);
+        t.budget = u64::MAX;
+        t.per_leaf = Duration::from_secs(2);
+        assert_eq!(width(&mut t), 1);
+        // What the clock expects: the simulations run, and those to come.
+        let now = clock.deadline - Duration::from_millis(300);
+        let expected = clock.expected_simulations(50, now, Duration::from_millis(30));
+        assert!((209..=210).contains(&expected), "{expected}");
+        assert_eq!(
+            clock.expected_simulations(50, clock.deadline, Duration::from_millis(30)),
+            50
+        );
+        assert_eq!(clock.expected_simulations(50, now, Duration::ZERO), 0);
     }
 }

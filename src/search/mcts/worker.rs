@@ -74,6 +74,8 @@ pub struct Worker {
     pub(super) prior_buf: Vec<Prior>,
     /// Where the last descent ended, waiting to be backed up.
     pub(super) leaf: Leaf,
+    /// How long the evaluator took per leaf in the last descent's batch.
+    pub(super) leaf_time: std::time::Duration,
 }
 
 /// The tree during a search. A panic in one thread ends the search with
@@ -98,6 +100,7 @@ impl Worker {
             candidates: Vec::with_capacity(400),
             prior_buf: vec![Prior::default(); CELLS],
             leaf: Leaf::Transposition(NO_SLOT),
+            leaf_time: std::time::Duration::ZERO,
         }
     }
 
@@ -127,6 +130,7 @@ impl Worker {
         cfg: &SearchConfig,
         eval: &mut E,
     ) -> usize {
+        let batch_start = std::time::Instant::now();
         let mut n = 0;
         for (slot, w) in workers.iter_mut().enumerate() {
             if !w.descend_and_submit(tree, root, cfg, eval, slot) {
@@ -138,8 +142,10 @@ impl Worker {
             return 0;
         }
         eval.finish(cfg);
+        let leaf_time = batch_start.elapsed() / n as u32;
         let mut waiting = false;
         for (slot, w) in workers[..n].iter_mut().enumerate() {
+            w.leaf_time = leaf_time;
             waiting |= w.back_up(tree, root, cfg, eval, slot);
         }
         if waiting {
@@ -230,6 +236,7 @@ impl Worker {
         }
         let mut t = lock_tree(tree);
         t.in_flight = t.in_flight.saturating_sub(1);
+        t.per_leaf = self.leaf_time;
         if result.kind != LeafKind::PlayedOut && Self::expanded_meanwhile(&t, leaf) {
             // Another descent reached the same new leaf and was backed up
             // first: the net's answer is already in the tree, and counting

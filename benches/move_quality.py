@@ -25,6 +25,11 @@ differing positions are judged.
         The engine's root visits per move in each position, from the last
         `info` line of `kata-genmove_analyze` (tengen and KataGo both answer
         it), and the move it chose.
+    move_quality.py choices VISITS.json CHOSEN.json MOST.json
+        From a VISITS file, MOVES files of the move the engine chose and of
+        its most visited move (the first listed on ties), to judge the one
+        against the other: what the engine's choice by more than visits
+        gains.
     move_quality.py spread VISITS.json...
         How each engine spreads its root visits: the chosen and the most
         visited move's share, the moves visited, the entropy (mean over the
@@ -170,6 +175,21 @@ def root_visits(positions_file, out, command):
         found[p["id"]] = {"move": chosen, "visits": visits}
     save(found, out)
     engine.proc.kill()
+
+
+def choices(visits_file, chosen_file, most_file):
+    found = json.load(open(visits_file))
+    chosen, most = {}, {}
+    for pid, v in found.items():
+        if not v["visits"]:
+            continue
+        chosen[pid] = v["move"]
+        top = max(n for _, n in v["visits"])
+        most[pid] = next(m for m, n in v["visits"] if n == top)
+    save(chosen, chosen_file)
+    save(most, most_file)
+    differ = sum(1 for pid in chosen if chosen[pid] != most[pid])
+    print(f"{len(chosen)} positions, the chosen move not the most visited in {differ}")
 
 
 def spread(files):
@@ -350,6 +370,8 @@ def main(args):
         judge(args[1], args[2], int(args[3]), " ".join(args[4:cut]), args[cut + 1:])
     elif len(args) >= 4 and args[0] == "visits":
         root_visits(args[1], args[2], " ".join(args[3:]))
+    elif len(args) == 4 and args[0] == "choices":
+        choices(args[1], args[2], args[3])
     elif len(args) >= 2 and args[0] == "spread":
         spread(args[1:])
     elif len(args) >= 5 and args[0] == "resigned":

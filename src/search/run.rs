@@ -338,6 +338,17 @@ mod tests {
     use crate::search::value_weight;
     use std::sync::Arc;
 
+    /// `genmove` under a limit of `visits` visits alone.
+    fn visit_limited(visits: u64) -> GenmoveOptions<'static> {
+        GenmoveOptions {
+            limits: Limits {
+                playouts: Some(visits),
+                time: None,
+            },
+            ..GenmoveOptions::default()
+        }
+    }
+
     /// A search thread that panicked holding the tree leaves it poisoned:
     /// the next search empties the tree before it runs and plays on.
     #[test]
@@ -347,13 +358,7 @@ mod tests {
             ..SearchConfig::default()
         });
         let game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
-        let options = GenmoveOptions {
-            limits: Limits {
-                playouts: Some(200),
-                time: None,
-            },
-            ..GenmoveOptions::default()
-        };
+        let options = visit_limited(200);
         let never = AtomicBool::new(false);
         engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
         assert!(engine.tree.lock().unwrap().table.occupied().count() > 0);
@@ -393,13 +398,7 @@ mod tests {
         let mut rules = Preset::Chinese.rules();
         rules.ko = ko;
         let mut game = Game::new(Geometry::new(5).unwrap(), rules, 0.5);
-        let options = GenmoveOptions {
-            limits: Limits {
-                playouts: Some(visits),
-                time: None,
-            },
-            ..GenmoveOptions::default()
-        };
+        let options = visit_limited(visits);
         let stop = AtomicBool::new(false);
         let mut color = Color::Black;
         let mut roots = Vec::new();
@@ -604,13 +603,7 @@ mod tests {
                 net.clone(),
             )
             .unwrap();
-            let options = GenmoveOptions {
-                limits: Limits {
-                    playouts: Some(150),
-                    time: None,
-                },
-                ..GenmoveOptions::default()
-            };
+            let options = visit_limited(150);
             let (_, report) = engine.genmove(
                 &game,
                 Color::White,
@@ -704,13 +697,7 @@ mod tests {
                 ..SearchConfig::default()
             });
             let game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
-            let options = GenmoveOptions {
-                limits: Limits {
-                    playouts: Some(300),
-                    time: None,
-                },
-                ..GenmoveOptions::default()
-            };
+            let options = visit_limited(300);
             let never = AtomicBool::new(false);
             let (_, report) = engine.genmove(&game, Color::Black, &options, &never, &mut |_| {});
             let after = |mv: Move| {
@@ -745,13 +732,7 @@ mod tests {
             tt_mb: 1,
             ..SearchConfig::default()
         });
-        let options = GenmoveOptions {
-            limits: Limits {
-                playouts: Some(20_000),
-                time: None,
-            },
-            ..GenmoveOptions::default()
-        };
+        let options = visit_limited(20_000);
         let (d, report) = engine.genmove(
             &game,
             Color::Black,
@@ -981,13 +962,7 @@ mod tests {
         let t = {
             let mut engine = engine;
             let mut game = Game::new(Geometry::new(7).unwrap(), Preset::Chinese.rules(), 7.5);
-            let options = GenmoveOptions {
-                limits: Limits {
-                    playouts: Some(300),
-                    time: None,
-                },
-                ..GenmoveOptions::default()
-            };
+            let options = visit_limited(300);
             let stop = AtomicBool::new(false);
             for _ in 0..2 {
                 let color = game.to_move();

@@ -109,10 +109,15 @@ impl Tree {
             Some(node) if node.is_expanded() => 1 + node.visits() / VISITS_PER_EXTRA_DESCENT,
             _ => 1,
         };
+        let limit = self.limit_width();
+        if self.in_flight < by_root.min(limit) {
+            return true;
+        }
+        // Only a search held back by its root asks the clock (and reads it).
         let by_clock = self.clock.map_or(1, |clock| {
             width_for(clock.expected_simulations(self.simulations, Instant::now(), self.per_leaf))
         });
-        self.in_flight < by_root.max(by_clock).min(self.limit_width())
+        self.in_flight < by_clock.min(limit)
     }
 
     /// The most descents on their way the visit limit allows (see

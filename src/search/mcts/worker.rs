@@ -74,8 +74,6 @@ pub struct Worker {
     pub(super) prior_buf: Vec<Prior>,
     /// Where the last descent ended, waiting to be backed up.
     pub(super) leaf: Leaf,
-    /// How long the evaluator took per leaf in the last descent's batch.
-    pub(super) leaf_time: std::time::Duration,
 }
 
 /// The tree during a search. A panic in one thread ends the search with
@@ -100,7 +98,6 @@ impl Worker {
             candidates: Vec::with_capacity(400),
             prior_buf: vec![Prior::default(); CELLS],
             leaf: Leaf::Transposition(NO_SLOT),
-            leaf_time: std::time::Duration::ZERO,
         }
     }
 
@@ -145,8 +142,7 @@ impl Worker {
         let leaf_time = batch_start.elapsed() / n as u32;
         let mut waiting = false;
         for (slot, w) in workers[..n].iter_mut().enumerate() {
-            w.leaf_time = leaf_time;
-            waiting |= w.back_up(tree, root, cfg, eval, slot);
+            waiting |= w.back_up(tree, root, cfg, eval, slot, leaf_time);
         }
         if waiting {
             wake.notify_all();
@@ -212,8 +208,9 @@ impl Worker {
     }
 
     /// The second half: backs `slot`'s result (after `eval.finish`) up the
-    /// path of the last descent. Returns whether a thread is waiting for
-    /// room ([`Worker::wait_for_room`]) and must be woken.
+    /// path of the last descent, and tells the tree the evaluator took
+    /// `leaf_time` a leaf in this batch. Returns whether a thread is waiting
+    /// for room ([`Worker::wait_for_room`]) and must be woken.
     pub fn back_up<E: LeafEvaluator>(
         &mut self,
         tree: &Mutex<Tree>,
@@ -221,6 +218,7 @@ impl Worker {
         cfg: &SearchConfig,
         eval: &E,
         slot: usize,
+        leaf_time: std::time::Duration,
     ) -> bool {
         let rave_search = eval.selection() == Selection::Rave;
         let leaf = self.leaf;
@@ -236,7 +234,7 @@ impl Worker {
         }
         let mut t = lock_tree(tree);
         t.in_flight = t.in_flight.saturating_sub(1);
-        t.per_leaf = self.leaf_time;
+        t.per_leaf = leaf_time;
         if result.kind != LeafKind::PlayedOut && Self::expanded_meanwhile(&t, leaf) {
             // Another descent reached the same new leaf and was backed up
             // first: the net's answer is already in the tree, and counting

@@ -25,10 +25,9 @@ together, and how the defaults were found to be KataGo's search.
         and the distance between the two visit distributions (half the sum
         of the differences of each move's share: 0 the same, 1 disjoint).
 
-Example, the defaults against KataGo's GTP defaults less its spread-scaled
-exploration (cpuctUtilityStdevScale; see docs/search.md):
+Example, the defaults against KataGo's GTP defaults (see docs/search.md):
 
-    KATAGO_SETTINGS='{"cpuctUtilityStdevScale": 0.0}' benches/katago_parity.py run \\
+    benches/katago_parity.py run \\
         defaults.json 100 katago analysis -model NET -config analysis_example.cfg \\
         -- tengen --model NET -- game-001.sgf game-002.sgf
     benches/katago_parity.py report defaults.json

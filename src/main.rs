@@ -100,11 +100,12 @@ struct EngineArgs {
           allow_negative_numbers = true, value_parser = non_negative)]
     exploration: f32,
     /// With --model: how far PUCT's exploration follows the spread of the
-    /// values below a node, 0 to 1 (0 = off, the default; KataGo's
-    /// `cpuctUtilityStdevScale`, 0.85 there; for tuning matches).
-    #[arg(long, default_value_t = PuctConfig::default().stdev_scale,
-          allow_negative_numbers = true, value_parser = fraction_f32)]
-    stdev_scale: f32,
+    /// values below a node, 0 to 1 (0 = off; KataGo's
+    /// `cpuctUtilityStdevScale`), on any number of threads. Default: 0.85,
+    /// KataGo's, on one search thread, and off on more, where it lost at
+    /// equal visits.
+    #[arg(long, allow_negative_numbers = true, value_parser = fraction_f32)]
+    stdev_scale: Option<f32>,
     /// With --model: how much a node's value leans toward its better
     /// children, 0 to 1 (0 = each child by its visits; KataGo's
     /// `valueWeightExponent`, 0.25 there; for tuning matches).
@@ -580,7 +581,12 @@ fn search_config(args: &EngineArgs, human_profile: Option<SgfMetadata>) -> Searc
         root_policy_optimism: args.root_policy_optimism,
         nn_symmetry: args.nn_symmetry,
         puct: PuctConfig {
-            stdev_scale: args.stdev_scale,
+            stdev_scale: args
+                .stdev_scale
+                .unwrap_or(PuctConfig::default().stdev_scale),
+            stdev_scale_threaded: args
+                .stdev_scale
+                .unwrap_or(PuctConfig::default().stdev_scale_threaded),
             value_weight_exponent: args.value_weight_exponent,
             noise_prune_scale: args.noise_prune_scale,
             subtree_bias_factor: args.subtree_bias,

@@ -126,6 +126,15 @@ pub struct SearchConfig {
 }
 
 impl SearchConfig {
+    /// The settings a search on `threads` threads runs with
+    /// ([`PuctConfig::for_threads`]).
+    pub fn for_threads(&self, threads: usize) -> SearchConfig {
+        SearchConfig {
+            puct: self.puct.for_threads(threads),
+            ..self.clone()
+        }
+    }
+
     /// How the network's search weights a node's children in its value
     /// ([`super::value_weight`]). Gaps between values are measured in KataGo's
     /// utility units.

@@ -59,8 +59,9 @@ impl MctsEngine {
         evaluators: &mut [E],
     ) -> Report {
         let never = AtomicBool::new(false);
+        let cfg = self.config.for_threads(evaluators.len());
         let search = Search {
-            cfg: &self.config,
+            cfg: &cfg,
             tree: &self.tree,
             game,
             color,
@@ -115,8 +116,9 @@ impl MctsEngine {
     ) -> Report {
         let threads = self.config.threads.clamp(1, MAX_THREADS);
         self.ensure_evaluators(threads, game);
+        let cfg = self.config.for_threads(threads);
         let search = Search {
-            cfg: &self.config,
+            cfg: &cfg,
             tree: &self.tree,
             game,
             color,

@@ -615,13 +615,19 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_narrow_spread_of_values_lets_them_overrule_the_policy_sooner() {
-        // Both moves tried 40 times; the policy's favourite is 5% worse.
+    /// Both moves tried 40 times, the policy's favourite 5% worse, and the
+    /// results spread narrowly about them.
+    fn calm_node() -> ([Edge; 2], Node) {
         let edges = [edge(1, 0.9, 40, 0.50), edge(2, 0.1, 40, 0.55)];
         let mut node = node_over(&edges);
         node.own_sum = 0.52;
         node.value_sq_sum = 0.52 * 0.52 + 40.0 * (0.50f64.powi(2) + 0.55f64.powi(2));
+        (edges, node)
+    }
+
+    #[test]
+    fn a_narrow_spread_of_values_lets_them_overrule_the_policy_sooner() {
+        let (edges, mut node) = calm_node();
         let scaled = katago_spread();
         assert!(stdev_factor(&node, &edges, &scaled) < 0.6);
         assert_eq!(
@@ -646,10 +652,7 @@ mod tests {
     /// a scale set for both applies on any number of threads.
     #[test]
     fn the_default_spread_scaling_is_for_one_thread() {
-        let edges = [edge(1, 0.9, 40, 0.50), edge(2, 0.1, 40, 0.55)];
-        let mut node = node_over(&edges);
-        node.own_sum = 0.52;
-        node.value_sq_sum = 0.52 * 0.52 + 40.0 * (0.50f64.powi(2) + 0.55f64.powi(2));
+        let (edges, node) = calm_node();
         let defaults = PuctConfig::default();
         let one = defaults.for_threads(1);
         let eight = defaults.for_threads(8);

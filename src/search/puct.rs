@@ -96,9 +96,9 @@ impl Default for PuctConfig {
         // reductions (0.2, 0.1) halved; KataGo's parent weighting and
         // subtree bias off; its value weighting and noise pruning; its
         // spread scaling (0.85, the prior 0.40 times 0.375) on one search
-        // thread, off on more. KataGo's own set on its score utility (the search KataGo's
-        // visit for visit) is those in utility units divided by 2.8, its
-        // utility range: see `--score-utility`.
+        // thread, off on more. KataGo's own set on its score utility (the
+        // search KataGo's visit for visit) is those in utility units divided
+        // by 2.8, its utility range: see `--score-utility`.
         PuctConfig {
             c_puct: 0.375,
             c_log: 0.16875,

@@ -446,8 +446,9 @@ fn a_slow_search_resigns_on_the_visits_of_its_losing_streak() {
 
 /// The network's search plays, as KataGo, the move with the best lower
 /// confidence bound among those with at least 15% of the most visits; it
-/// comes first in the report, the rest by visits. Over a few seeds of short
-/// searches in an opening, the bound overrules the visits at least once.
+/// comes first in the report, the rest by visits. Over forty seeds of short
+/// searches in an opening, the bound overrules the visits at least once (the
+/// spread-scaled exploration of one thread makes that rarer: 3 of 40).
 #[test]
 #[ignore = "heavy: .ci/run runs it in its second step"]
 fn the_network_plays_a_well_visited_move_listed_first() {
@@ -457,7 +458,7 @@ fn the_network_plays_a_well_visited_move_listed_first() {
     };
     let game = Game::new(Geometry::new(9).unwrap(), Preset::Chinese.rules(), 7.0);
     let mut overruled = 0;
-    for seed in 1..=12 {
+    for seed in 1..=40 {
         let config = SearchConfig { seed, ..small() };
         let mut e = MctsEngine::with_network(config, net.clone()).unwrap();
         let (d, r) = genmove(&mut e, &game, Color::Black, &with_playouts(48));
